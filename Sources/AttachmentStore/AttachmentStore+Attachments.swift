@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+
+extension AttachmentStore {
+    /// Adds the file at `url` to the end of a note's attachments, copying its bytes into the store.
+    ///
+    /// The bytes are streamed (memory stays bounded whatever the size), hashed, made durable,
+    /// and only then referenced. Identical content already in the store is not stored twice.
+    /// - Parameters:
+    ///   - filename: the name to show; defaults to the file's own name.
+    ///   - metadata: any string pairs to keep with the attachment.
+    ///   - progress: called from a background thread with the bytes copied so far.
+    /// - Throws: ``Error/noteNotFound(_:)``, ``Error/sourceUnreadable(path:reason:)``,
+    ///   ``Error/sourceNotAFile(path:)``, ``Error/writeFailed(path:reason:)``. On any error the
+    ///   store is left as it was.
+    public func addAttachment(
+        to note: NoteID, fromFile url: URL, filename: String? = nil, metadata: [String: String] = [:],
+        progress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws -> Attachment {
+        let blob = try await ingest(.file(url, progress: progress))
+        return try await insertAttachment(blob, note: note, filename: filename ?? url.lastPathComponent, metadata: metadata)
+    }
+
+    /// Adds bytes already in memory to the end of a note's attachments.
+    /// - Throws: as ``addAttachment(to:fromFile:filename:metadata:)``.
+    public func addAttachment(
+        to note: NoteID, data: Data, filename: String, metadata: [String: String] = [:]
+    ) async throws -> Attachment {
+        let blob = try await ingest(.data(data))
+        return try await insertAttachment(blob, note: note, filename: filename, metadata: metadata)
+    }
+
+    /// Adds bytes that arrive as an asynchronous sequence of chunks (an upload, a pipe).
+    ///
+    /// Memory stays bounded by one chunk of about 1 MiB. If the sequence throws or the task is
+    /// cancelled, nothing is stored.
+    /// - Throws: as ``addAttachment(to:fromFile:filename:metadata:)``, or what `bytes` throws.
+    public func addAttachment<Bytes: AsyncSequence>(
+        to note: NoteID, bytes: Bytes, filename: String, metadata: [String: String] = [:]
+    ) async throws -> Attachment where Bytes.Element: DataProtocol {
+        let blob = try await ingest(bytes: bytes)
+        return try await insertAttachment(blob, note: note, filename: filename, metadata: metadata)
+    }
+
+    private func insertAttachment(
+        _ blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String]
+    ) async throws -> Attachment {
+        try await committing(blob) { db in
+            guard try NoteRecord.exists(db, key: note.rawValue) else { throw Error.noteNotFound(note.rawValue) }
+            try self.commit(blob, in: db)
+            let now = Date()
+            let record = AttachmentRecord(
+                id: AttachmentID.make().rawValue, noteId: note.rawValue,
+                position: try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db),
+                blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
+                filename: Self.displayName(filename), width: blob.image?.width, height: blob.image?.height,
+                orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now
+            )
+            try record.insert(db)
+            return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
+        }
+    }
+
+    /// Replaces an attachment's bytes with the file at `url`; its id, note, position and metadata
+    /// stay. The old blob becomes garbage for `gc` unless something else references it.
+    /// - Throws: ``Error/attachmentNotFound(_:)`` and the errors of adding.
+    public func replaceAttachmentData(_ id: AttachmentID, fromFile url: URL) async throws -> Attachment {
+        try await replace(id, with: try await ingest(.file(url, progress: nil)), filename: url.lastPathComponent)
+    }
+
+    /// Replaces an attachment's bytes with `data`.
+    /// - Throws: ``Error/attachmentNotFound(_:)`` and the errors of adding.
+    public func replaceAttachmentData(_ id: AttachmentID, data: Data, filename: String? = nil) async throws -> Attachment {
+        try await replace(id, with: try await ingest(.data(data)), filename: filename)
+    }
+
+    /// Replaces an attachment's bytes with an asynchronous sequence of chunks.
+    /// - Throws: ``Error/attachmentNotFound(_:)``, the errors of adding, or what `bytes` throws.
+    public func replaceAttachmentData<Bytes: AsyncSequence>(
+        _ id: AttachmentID, bytes: Bytes, filename: String? = nil
+    ) async throws -> Attachment where Bytes.Element: DataProtocol {
+        try await replace(id, with: try await ingest(bytes: bytes), filename: filename)
+    }
+
+    private func replace(_ id: AttachmentID, with blob: IngestedBlob, filename: String?) async throws -> Attachment {
+        try await committing(blob) { db in
+            guard var record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
+                throw Error.attachmentNotFound(id.rawValue)
+            }
+            try self.commit(blob, in: db)
+            record.blobHash = blob.staged.hash.rawValue
+            record.mediaType = blob.mediaType
+            record.width = blob.image?.width
+            record.height = blob.image?.height
+            record.orientation = blob.image?.orientation
+            if let filename { record.filename = Self.displayName(filename) }
+            record.updatedAt = Date()
+            try record.update(db)
+            return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
+        }
+    }
+
+    /// Deletes an attachment; its note stays. Later attachments move up one position.
+    /// - Throws: ``Error/attachmentNotFound(_:)``.
+    public func deleteAttachment(_ id: AttachmentID) async throws {
+        try await catalog.write { db in
+            guard let record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
+                throw Error.attachmentNotFound(id.rawValue)
+            }
+            try record.delete(db)
+            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, in: db)
+        }
+    }
+
+    /// Moves an attachment to `position` among its note's attachments (clamped to the valid range).
+    /// - Throws: ``Error/attachmentNotFound(_:)``.
+    public func moveAttachment(_ id: AttachmentID, to position: Int) async throws {
+        try await catalog.write { db in
+            guard var record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
+                throw Error.attachmentNotFound(id.rawValue)
+            }
+            let count = try AttachmentRecord.filter(AttachmentRecord.Columns.noteId == record.noteId).fetchCount(db)
+            let target = min(max(position, 0), count - 1)
+            guard target != record.position else { return }
+            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, in: db)
+            try db.execute(sql: "UPDATE attachment SET position = position + 1 WHERE noteId = ? AND position >= ? AND id != ?",
+                           arguments: [record.noteId, target, record.id])
+            record.position = target
+            try record.update(db)
+        }
+    }
+
+    /// The attachment with `id`.
+    /// - Throws: ``Error/attachmentNotFound(_:)``.
+    public func attachment(_ id: AttachmentID) async throws -> Attachment {
+        try await catalog.read { db in
+            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [id.rawValue]).first else {
+                throw Error.attachmentNotFound(id.rawValue)
+            }
+            return row.value
+        }
+    }
+
+    /// A note's attachments in order.
+    /// - Throws: ``Error/noteNotFound(_:)``.
+    public func attachments(of note: NoteID) async throws -> [Attachment] {
+        try await catalog.read { db in
+            guard try NoteRecord.exists(db, key: note.rawValue) else { throw Error.noteNotFound(note.rawValue) }
+            return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [note.rawValue]).map(\.value)
+        }
+    }
+
+    /// Every attachment in the store, grouped by note and in order within each note.
+    public func allAttachments() async throws -> [Attachment] {
+        try await catalog.read { db in try AttachmentRow.fetchAll(db).map(\.value) }
+    }
+
+    /// The attachment whose identifier is `text` or starts with it (at least 4 characters).
+    /// - Throws: ``Error/attachmentNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
+    public func resolveAttachmentID(_ text: String) async throws -> AttachmentID {
+        AttachmentID(rawValue: try await resolve(text, table: AttachmentRecord.databaseTableName, notFound: Error.attachmentNotFound))
+    }
+
+    /// A file name safe to show and to offer as a download name: no folders, no control characters.
+    static func displayName(_ filename: String) -> String {
+        let last = filename.split(separator: "/").last.map(String.init) ?? ""
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "attachment" : String(cleaned.prefix(255))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+extension AttachmentStore {
+    /// Everything that can go wrong in a store operation, with the context to act on it.
+    ///
+    /// A failed operation leaves the store as it was: nothing half-written is referenced.
+    public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        /// Nothing exists at the store path.
+        case storeNotFound(path: String)
+        /// Something exists at the path, but it is not an attachment store.
+        case notAStore(path: String, reason: String)
+        /// No note has this identifier (or identifier prefix).
+        case noteNotFound(String)
+        /// No attachment has this identifier (or identifier prefix).
+        case attachmentNotFound(String)
+        /// An identifier prefix matches more than one record.
+        case ambiguousIdentifier(prefix: String, matches: [String])
+        /// The input file does not exist or cannot be opened or read.
+        case sourceUnreadable(path: String, reason: String)
+        /// The input is a directory, device or socket where a regular file was expected.
+        case sourceNotAFile(path: String)
+        /// Writing into the store failed (disk full, file too large, permissions).
+        case writeFailed(path: String, reason: String)
+        /// The attachment's record is here but its bytes are on another peer.
+        case notAvailableLocally(AttachmentID)
+        /// A blob the catalog references is missing on disk: the store is damaged.
+        case blobMissing(BlobHash)
+        /// Bytes read back do not hash to their name: the store or a transfer is damaged.
+        case hashMismatch(expected: BlobHash, actual: BlobHash)
+        /// The catalog database refused an operation.
+        case catalog(String)
+        /// An argument was out of range or malformed.
+        case invalidArgument(String)
+
+        public var description: String {
+            switch self {
+            case .storeNotFound(let path):
+                return "no store at \(path); create one with `attach init --store \(path)`"
+            case .notAStore(let path, let reason):
+                return "\(path) is not an attachment store: \(reason)"
+            case .noteNotFound(let id):
+                return "no note \(id); `attach note list` shows the notes"
+            case .attachmentNotFound(let id):
+                return "no attachment \(id); `attach list` shows the attachments"
+            case .ambiguousIdentifier(let prefix, let matches):
+                let shown = matches.prefix(5).joined(separator: ", ")
+                return "\(prefix) matches \(matches.count) records (\(shown)); give more characters"
+            case .sourceUnreadable(let path, let reason):
+                return "cannot read \(path): \(reason)"
+            case .sourceNotAFile(let path):
+                return "\(path) is not a regular file"
+            case .writeFailed(let path, let reason):
+                return "cannot write \(path): \(reason); nothing was stored"
+            case .notAvailableLocally(let id):
+                return "the bytes of attachment \(id) are not on this machine yet; fetch them from a peer"
+            case .blobMissing(let hash):
+                return "blob \(hash) is referenced but missing on disk; run `attach verify`"
+            case .hashMismatch(let expected, let actual):
+                return "bytes of blob \(expected) hash to \(actual); the copy is damaged"
+            case .catalog(let message):
+                return "catalog error: \(message)"
+            case .invalidArgument(let message):
+                return message
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension AttachmentStore {
+    /// Removes blobs nothing references, blob files the catalog does not know (left by a crash),
+    /// and temporary files of dead ingests — each only once older than `grace`.
+    ///
+    /// Safe while other processes use the store: a temporary file whose ingest is alive is
+    /// locked and never touched, and blobs are removed inside a catalog write transaction that
+    /// rechecks they are unreferenced, so no concurrent ingest can start referencing one.
+    /// - Parameters:
+    ///   - grace: how old garbage must be before it goes (default one hour; `.zero` for now).
+    ///   - dryRun: report what would go, remove nothing.
+    public func collectGarbage(olderThan grace: Duration = .seconds(3600), dryRun: Bool = false) async throws -> GarbageReport {
+        let cutoff = Date().addingTimeInterval(-TimeInterval(grace.components.seconds) - TimeInterval(grace.components.attoseconds) / 1e18)
+        var report = GarbageReport(dryRun: dryRun)
+        try await collectTemporaryFiles(before: cutoff, into: &report)
+        try await collectUnreferencedBlobs(before: cutoff, into: &report)
+        try await collectOrphanFiles(before: cutoff, into: &report)
+        return report
+    }
+
+    private func collectTemporaryFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
+        let directory = layout.temporaryPath
+        let dryRun = report.dryRun
+        let (count, bytes, kept) = try await BlockingPool.run { () -> (Int, Int64, Int) in
+            var (count, bytes, kept) = (0, Int64(0), 0)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                let path = directory + "/" + name
+                let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                guard fd >= 0 else { continue }
+                defer { close(fd) }
+                // A live ingest holds an exclusive lock on its file: leave it alone.
+                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+                var info = stat()
+                guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                guard BlobFileScan.modificationDate(info) < cutoff else { kept += 1; continue }
+                if !dryRun { try POSIXFile.remove(path) }
+                count += 1
+                bytes += Int64(info.st_size)
+            }
+            return (count, bytes, kept)
+        }
+        report.temporaryFiles = count
+        report.temporaryBytes = bytes
+        report.keptInGracePeriod += kept
+    }
+
+    private func collectUnreferencedBlobs(before cutoff: Date, into report: inout GarbageReport) async throws {
+        let blobs = self.blobs
+        let dryRun = report.dryRun
+        let (count, bytes, kept) = try await catalog.write { db -> (Int, Int64, Int) in
+            var (count, bytes, kept) = (0, Int64(0), 0)
+            for record in try BlobRecord.unreferenced(in: db) {
+                let hash = BlobHash(trusted: record.hash)
+                let info = try? POSIXFile.status(blobs.path(for: hash))
+                if let info, BlobFileScan.modificationDate(info) >= cutoff { kept += 1; continue }
+                if !dryRun {
+                    try blobs.remove(hash)
+                    try record.delete(db)
+                }
+                count += 1
+                bytes += info.map { Int64($0.st_size) } ?? 0
+            }
+            return (count, bytes, kept)
+        }
+        report.blobs = count
+        report.blobBytes = bytes
+        report.keptInGracePeriod += kept
+    }
+
+    private func collectOrphanFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
+        let blobs = self.blobs
+        let dryRun = report.dryRun
+        let files = try await BlockingPool.run { BlobFileScan.files(in: blobs.blobsDirectory) }
+        let (count, bytes, kept) = try await catalog.write { db -> (Int, Int64, Int) in
+            let known = Set(try String.fetchAll(db, sql: "SELECT hash FROM blob"))
+            var (count, bytes, kept) = (0, Int64(0), 0)
+            for file in files where !known.contains(file.hash.rawValue) {
+                guard file.modified < cutoff else { kept += 1; continue }
+                if !dryRun { try blobs.remove(file.hash) }
+                count += 1
+                bytes += file.byteCount
+            }
+            return (count, bytes, kept)
+        }
+        report.orphanFiles = count
+        report.orphanBytes = bytes
+        report.keptInGracePeriod += kept
+    }
+}

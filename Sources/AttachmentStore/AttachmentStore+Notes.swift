@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+
+extension AttachmentStore {
+    /// Creates a note.
+    ///
+    /// ```swift
+    /// let note = try await store.createNote(title: "Garden", body: "Spring 2026")
+    /// ```
+    public func createNote(title: String, body: String = "") async throws -> Note {
+        let now = Date()
+        let note = Note(id: .make(), title: title, body: body, createdAt: now, updatedAt: now)
+        try await catalog.write { db in try NoteRecord(note).insert(db) }
+        return note
+    }
+
+    /// Changes a note's title and/or body; `nil` leaves a field as it is.
+    /// - Throws: ``Error/noteNotFound(_:)``.
+    public func updateNote(_ id: NoteID, title: String? = nil, body: String? = nil) async throws -> Note {
+        try await catalog.write { db in
+            guard var record = try NoteRecord.fetchOne(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            if let title { record.title = title }
+            if let body { record.body = body }
+            record.updatedAt = Date()
+            try record.update(db)
+            return record.note
+        }
+    }
+
+    /// Deletes a note and, with it, all of its attachments. Their blobs become garbage for `gc`
+    /// unless something else references them.
+    /// - Throws: ``Error/noteNotFound(_:)``.
+    public func deleteNote(_ id: NoteID) async throws {
+        try await catalog.write { db in
+            guard try NoteRecord.deleteOne(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+        }
+    }
+
+    /// The note with `id`.
+    /// - Throws: ``Error/noteNotFound(_:)``.
+    public func note(_ id: NoteID) async throws -> Note {
+        try await catalog.read { db in
+            guard let record = try NoteRecord.fetchOne(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            return record.note
+        }
+    }
+
+    /// Notes, most recently updated first, optionally only those whose title or body contains
+    /// `text`, paged by `limit` and `offset`.
+    public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0) async throws -> [Note] {
+        try await catalog.read { db in
+            try NoteRecord.all().matching(text)
+                .order(NoteRecord.Columns.updatedAt.desc, NoteRecord.Columns.id)
+                .limit(limit, offset: offset)
+                .fetchAll(db).map(\.note)
+        }
+    }
+
+    /// The note whose identifier is `text` or starts with it (at least 4 characters).
+    /// - Throws: ``Error/noteNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
+    public func resolveNoteID(_ text: String) async throws -> NoteID {
+        NoteID(rawValue: try await resolve(text, table: NoteRecord.databaseTableName, notFound: Error.noteNotFound))
+    }
+
+    /// Finds the one id in `table` equal to or starting with `text`.
+    func resolve(_ text: String, table: String, notFound: @escaping @Sendable (String) -> Error) async throws -> String {
+        let prefix = text.lowercased()
+        guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw notFound(text) }
+        let matches = try await catalog.read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+                                arguments: [prefix, prefix + "\u{10FFFF}"])
+        }
+        if matches.contains(prefix) { return prefix }
+        switch matches.count {
+        case 0: throw notFound(text)
+        case 1: return matches[0]
+        default: throw Error.ambiguousIdentifier(prefix: text, matches: matches)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+
+extension AttachmentStore {
+    /// Re-hashes every blob and checks every reference and the catalog itself.
+    ///
+    /// Reads only; changes nothing. Damage is reported with the attachments it breaks.
+    /// Unreferenced files and temporary files are counted but are not damage (`gc` handles them).
+    public func verify() async throws -> VerificationReport {
+        struct Snapshot: Sendable {
+            var blobs: [BlobRecord]
+            var attachments: [AttachmentRecord]
+            var imageEntries: [ImageEntryRecord]
+            var problems: [String]
+        }
+        let snapshot = try await catalog.read { db in
+            var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            problems += try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
+                "row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") references a missing \(row[2] as String? ?? "?")"
+            }
+            return Snapshot(
+                blobs: try BlobRecord.filter(BlobRecord.Columns.state == BlobRecord.State.present.rawValue).fetchAll(db),
+                attachments: try AttachmentRecord.fetchAll(db),
+                imageEntries: try ImageEntryRecord.fetchAll(db),
+                problems: problems
+            )
+        }
+        var report = VerificationReport()
+        report.catalogProblems = snapshot.problems
+        report.attachmentsChecked = snapshot.attachments.count
+        let attachmentsByHash = Dictionary(grouping: snapshot.attachments, by: \.blobHash)
+        let keysByHash = Dictionary(grouping: snapshot.imageEntries, by: \.blobHash)
+
+        let blobs = self.blobs
+        for record in snapshot.blobs.sorted(by: { $0.hash < $1.hash }) {
+            try Task.checkCancellation()
+            let hash = BlobHash(trusted: record.hash)
+            let path = blobs.path(for: hash)
+            let finding: (VerificationReport.Damage.Kind, String)? = try await BlockingPool.run {
+                guard (try? POSIXFile.status(path)) ?? nil != nil else { return (.missing, "no file at \(path)") }
+                do {
+                    let (actual, size) = try BlobFileScan.hash(fileAt: path)
+                    if size != record.byteCount {
+                        return (.sizeMismatch, "catalog says \(record.byteCount) bytes, file has \(size)")
+                    }
+                    if actual != hash { return (.hashMismatch, "bytes hash to \(actual)") }
+                    return nil
+                } catch {
+                    return (.unreadable, String(describing: error))
+                }
+            }
+            report.blobsChecked += 1
+            report.bytesChecked += record.byteCount
+            guard let (kind, detail) = finding else { continue }
+            let broken = (attachmentsByHash[record.hash] ?? []).map {
+                VerificationReport.Damage.BrokenAttachment(id: AttachmentID(rawValue: $0.id), noteID: NoteID(rawValue: $0.noteId), filename: $0.filename)
+            }
+            let keys = (keysByHash[record.hash] ?? []).map(\.key)
+            report.damage.append(.init(kind: kind, hash: hash, detail: detail, brokenAttachments: broken, brokenImageKeys: keys))
+        }
+        report.damage = try await droppingCollectedGarbage(report.damage)
+
+        let (unreferenced, temporary) = try await BlockingPool.run { [layout] in
+            let known = Set(snapshot.blobs.map(\.hash))
+            let files = BlobFileScan.files(in: blobs.blobsDirectory)
+            let temporary = (try? FileManager.default.contentsOfDirectory(atPath: layout.temporaryPath))?.count ?? 0
+            return (files.filter { !known.contains($0.hash.rawValue) }.count, temporary)
+        }
+        report.unreferencedFiles = unreferenced
+        report.temporaryFiles = temporary
+        return report
+    }
+
+    /// Keeps only damage to blobs something still references (a concurrent `gc` may have
+    /// removed an unreferenced blob while `verify` ran; that is not damage).
+    private func droppingCollectedGarbage(_ damage: [VerificationReport.Damage]) async throws -> [VerificationReport.Damage] {
+        guard !damage.isEmpty else { return damage }
+        return try await catalog.read { db in
+            try damage.filter { try BlobRecord.isReferenced($0.hash.rawValue, in: db) }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+
+/// Notes with large attachments: originals kept byte for byte in content-addressed files,
+/// references in a SQLite catalog, and nothing heavy on the caller's path.
+///
+/// Every method is `async` and safe to call from any task; disk and database work runs on
+/// threads outside Swift's cooperative pool. A store directory may be shared by several
+/// processes at once.
+///
+/// ```swift
+/// let store = try await AttachmentStore.create(at: URL(filePath: "attach-data"))
+/// let note = try await store.createNote(title: "Trip")
+/// let photo = try await store.addAttachment(to: note.id, fromFile: URL(filePath: "IMG_0001.jpg"))
+/// for try await chunk in try await store.original(of: photo.id).chunks() { _ = chunk }
+/// ```
+public final class AttachmentStore: Sendable {
+    /// Tunables of a store; every field has a safe default.
+    public struct Configuration: Sendable {
+        /// How long a write waits for another process's transaction before failing. Default 30 s.
+        public var busyTimeout: TimeInterval = 30
+        /// Byte budget of the in-memory cache of the key-value image store. Default 32 MiB.
+        public var imageCacheByteLimit: Int = 32 << 20
+        /// Where the store logs. Default: a logger labelled `attachment-store`.
+        public var logger = Logger(label: "attachment-store")
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// The store directory.
+    public let directory: URL
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+    let layout: StoreLayout
+    let catalog: Catalog
+    let blobs: BlobStore
+    let imageCache: MemoryCache<String, Data>
+
+    private init(layout: StoreLayout, catalog: Catalog, configuration: Configuration) {
+        self.directory = URL(filePath: layout.root, directoryHint: .isDirectory)
+        self.layout = layout
+        self.catalog = catalog
+        self.blobs = BlobStore(root: layout.root)
+        self.configuration = configuration
+        self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
+    }
+
+    /// Opens the existing store at `directory`.
+    /// - Throws: ``Error/storeNotFound(path:)`` when nothing is there,
+    ///   ``Error/notAStore(path:reason:)`` when the directory is something else.
+    public static func open(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
+        try await BlockingPool.run {
+            let layout = StoreLayout(root: directory.standardizedFileURL.path(percentEncoded: false))
+            try layout.validateExisting()
+            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout)
+            return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
+        }
+    }
+
+    /// Opens the store at `directory`, creating it first when the directory is missing or empty.
+    /// - Throws: ``Error/notAStore(path:reason:)`` when the directory holds something else,
+    ///   ``Error/writeFailed(path:reason:)`` when it cannot be created.
+    public static func create(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
+        try await BlockingPool.run {
+            let layout = StoreLayout(root: directory.standardizedFileURL.path(percentEncoded: false))
+            try layout.createIfNeeded()
+            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout)
+            return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
+        }
+    }
+}

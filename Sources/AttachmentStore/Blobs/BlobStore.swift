@@ -1,0 +1,186 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Original bytes in content-addressed, read-only files: `blobs/sha256/ab/cd/<hash>`.
+///
+/// Bytes arrive through a ``BlobWriter`` in `tmp/` (same filesystem), are made durable, and
+/// are installed by `rename` — the only way a file appears under `blobs/`. A blob file is
+/// never modified after it is installed. The type holds no mutable state and is safe to use
+/// from any thread; every method that touches the disk blocks.
+struct BlobStore: Sendable {
+    /// The store directory.
+    let root: String
+    /// `<root>/blobs/sha256`.
+    let blobsDirectory: String
+    /// `<root>/tmp`.
+    let temporaryDirectory: String
+
+    /// Bytes moved per read or write call.
+    static let chunkSize = 1 << 20
+
+    init(root: String) {
+        self.root = root
+        self.blobsDirectory = root + "/blobs/sha256"
+        self.temporaryDirectory = root + "/tmp"
+    }
+
+    /// Where the blob with `hash` lives (whether or not it is there).
+    func path(for hash: BlobHash) -> String {
+        let hex = hash.rawValue
+        let first = hex.prefix(2), second = hex.dropFirst(2).prefix(2)
+        return "\(blobsDirectory)/\(first)/\(second)/\(hex)"
+    }
+
+    /// Starts an ingest into a new temporary file. Blocks.
+    func makeWriter() throws(AttachmentStore.Error) -> BlobWriter {
+        try BlobWriter(temporaryDirectory: temporaryDirectory, storePath: root)
+    }
+
+    /// How ``install(_:)`` placed a staged blob.
+    enum Installation: Equatable {
+        /// The file was renamed into `blobs/`.
+        case installed
+        /// An identical blob was already there; the staged copy is redundant.
+        case alreadyPresent
+    }
+
+    /// Moves a staged blob into `blobs/` and syncs the directory, unless the same content is
+    /// already there. Call it inside the catalog write transaction that references the blob,
+    /// so that `gc` (which also deletes inside a write transaction) cannot interleave. Blocks.
+    func install(_ staged: StagedBlob) throws(AttachmentStore.Error) -> Installation {
+        let destination = path(for: staged.hash)
+        do throws(SystemError) {
+            if let existing = try POSIXFile.status(destination), Int64(existing.st_size) == staged.byteCount {
+                return .alreadyPresent
+            }
+            let directory = String(destination[..<destination.lastIndex(of: "/")!])
+            try POSIXFile.makeDirectories(directory)
+            if let fd = staged.fileDescriptor { fchmod(fd, 0o444) }
+            guard rename(staged.temporaryPath, destination) == 0 else { throw SystemError("rename") }
+            try POSIXFile.syncDirectory(directory)
+            return .installed
+        } catch {
+            throw .writeFailed(path: root, reason: error.reason)
+        }
+    }
+
+    /// Deletes a blob file. Call only inside a catalog write transaction that has just found
+    /// the blob unreferenced, so that no ingest can reference it meanwhile. Blocks.
+    func remove(_ hash: BlobHash) throws(AttachmentStore.Error) {
+        do throws(SystemError) {
+            try POSIXFile.remove(path(for: hash))
+        } catch {
+            throw .writeFailed(path: root, reason: error.reason)
+        }
+    }
+
+    /// Stages the regular file at `path`, hashing it while copying. Blocks; checks `cancellation`
+    /// between chunks.
+    func stage(fileAt path: String, cancellation: CancellationFlag, progress: (@Sendable (Int64) -> Void)? = nil) throws -> StagedBlob {
+        let source = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard source >= 0 else {
+            let error = SystemError("open")
+            if error.code == EISDIR { throw AttachmentStore.Error.sourceNotAFile(path: path) }
+            throw AttachmentStore.Error.sourceUnreadable(path: path, reason: error.reason)
+        }
+        defer { close(source) }
+        var info = stat()
+        guard fstat(source, &info) == 0 else {
+            throw AttachmentStore.Error.sourceUnreadable(path: path, reason: SystemError("fstat").reason)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw AttachmentStore.Error.sourceNotAFile(path: path) }
+        _ = fcntl(source, F_SETFL, fcntl(source, F_GETFL) & ~O_NONBLOCK)
+        _ = posix_fadvise(source, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+
+        let writer = try makeWriter()
+        do {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            var copied: Int64 = 0
+            while true {
+                try cancellation.check()
+                let count: Int
+                do {
+                    count = try POSIXFile.read(source, into: buffer)
+                } catch {
+                    throw AttachmentStore.Error.sourceUnreadable(path: path, reason: error.reason)
+                }
+                if count == 0 { break }
+                try writer.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                copied += Int64(count)
+                progress?(copied)
+            }
+            return try writer.finish()
+        } catch {
+            writer.abort()
+            throw error
+        }
+    }
+
+    /// Stages bytes already in memory. Blocks.
+    func stage(data: Data) throws -> StagedBlob {
+        let writer = try makeWriter()
+        do {
+            try data.withUnsafeBytes { buffer in try writer.append(buffer) }
+            return try writer.finish()
+        } catch {
+            writer.abort()
+            throw error
+        }
+    }
+
+    /// Stages an asynchronous sequence of byte chunks with bounded memory: chunks are
+    /// gathered into about ``chunkSize`` bytes and written from ``BlockingPool``.
+    /// If the sequence throws or the task is cancelled, nothing is kept.
+    func stage<Bytes: AsyncSequence>(bytes: Bytes) async throws -> StagedBlob where Bytes.Element: DataProtocol {
+        let writer = try await BlockingPool.run { try makeWriter() }
+        do {
+            var pending: [UInt8] = []
+            pending.reserveCapacity(Self.chunkSize)
+            for try await chunk in bytes {
+                pending.append(contentsOf: chunk)
+                if pending.count >= Self.chunkSize {
+                    let full = pending
+                    pending.removeAll(keepingCapacity: true)
+                    try await BlockingPool.run { try writer.append(full) }
+                }
+            }
+            try Task.checkCancellation()
+            let last = pending
+            return try await BlockingPool.run {
+                try writer.append(last)
+                return try writer.finish()
+            }
+        } catch {
+            writer.abort()
+            throw error
+        }
+    }
+}
+
+/// A cancellation signal that blocking loops can poll from a pool thread.
+final class CancellationFlag: Sendable {
+    private let cancelled = Mutex(false)
+
+    /// Marks the work cancelled.
+    func cancel() { cancelled.withLock { $0 = true } }
+
+    /// Throws `CancellationError` once ``cancel()`` was called.
+    func check() throws {
+        if cancelled.withLock({ $0 }) { throw CancellationError() }
+    }
+
+    /// Runs blocking `body` on ``BlockingPool``, cancelling the flag it is given when the
+    /// calling task is cancelled.
+    static func runCancellable<T: Sendable>(_ body: @escaping @Sendable (CancellationFlag) throws -> T) async throws -> T {
+        let flag = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await BlockingPool.run { try body(flag) }
+        } onCancel: {
+            flag.cancel()
+        }
+    }
+}

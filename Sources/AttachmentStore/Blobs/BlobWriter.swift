@@ -1,0 +1,98 @@
+import Crypto
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An in-flight ingest: a temporary file in `tmp/` that is hashed as it is written.
+///
+/// The temporary file is `flock`ed for the writer's whole life, so `gc` in any process can
+/// tell a live ingest from a leftover of a crash. Appends are serialised by a mutex; the
+/// writer is meant to be fed by one task at a time from ``BlockingPool``.
+final class BlobWriter: Sendable {
+    private struct State {
+        var fd: Int32
+        var hasher = SHA256()
+        var byteCount: Int64 = 0
+        var head: [UInt8] = []
+    }
+
+    /// How many leading bytes are kept for media-type sniffing.
+    static let headLength = 4096
+
+    /// Where the bytes are being written.
+    let temporaryPath: String
+    /// The store directory, named in error messages.
+    private let storePath: String
+    private let state: Mutex<State?>
+
+    /// Creates and locks a new temporary file in `temporaryDirectory`. Blocks.
+    init(temporaryDirectory: String, storePath: String) throws(AttachmentStore.Error) {
+        let path = temporaryDirectory + "/ingest-" + AttachmentID.make().rawValue + ".part"
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw .writeFailed(path: storePath, reason: SystemError("create temporary file").reason)
+        }
+        flock(fd, LOCK_EX)
+        self.temporaryPath = path
+        self.storePath = storePath
+        self.state = Mutex(State(fd: fd))
+    }
+
+    deinit { abort() }
+
+    /// Hashes and writes `bytes`. Blocks.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(AttachmentStore.Error) {
+        let storePath = self.storePath
+        try state.withLock { (state: inout State?) throws(AttachmentStore.Error) in
+            guard var current = state else { throw .writeFailed(path: storePath, reason: "ingest already finished") }
+            do throws(SystemError) {
+                try POSIXFile.writeAll(current.fd, bytes)
+            } catch {
+                throw .writeFailed(path: storePath, reason: error.reason)
+            }
+            current.hasher.update(bufferPointer: bytes)
+            current.byteCount += Int64(bytes.count)
+            if current.head.count < Self.headLength {
+                current.head.append(contentsOf: bytes.prefix(Self.headLength - current.head.count))
+            }
+            state = current
+        }
+    }
+
+    /// Appends an array of bytes. Blocks.
+    func append(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in try append(buffer) }
+    }
+
+    /// Makes the bytes durable (`fsync`) and returns the staged blob, still locked. Blocks.
+    func finish() throws(AttachmentStore.Error) -> StagedBlob {
+        let storePath = self.storePath
+        let path = temporaryPath
+        return try state.withLock { (state: inout State?) throws(AttachmentStore.Error) -> StagedBlob in
+            guard let current = state else { throw .writeFailed(path: storePath, reason: "ingest already finished") }
+            do throws(SystemError) {
+                try POSIXFile.sync(current.fd)
+            } catch {
+                throw .writeFailed(path: storePath, reason: error.reason)
+            }
+            state = nil
+            return StagedBlob(
+                temporaryPath: path, descriptor: current.fd,
+                hash: BlobHash(digest: current.hasher.finalize()),
+                byteCount: current.byteCount, head: current.head
+            )
+        }
+    }
+
+    /// Closes and deletes the temporary file; safe to call more than once. Blocks.
+    func abort() {
+        let path = temporaryPath
+        state.withLock { state in
+            guard let current = state else { return }
+            unlink(path)
+            close(current.fd)
+            state = nil
+        }
+    }
+}

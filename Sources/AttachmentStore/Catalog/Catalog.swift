@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+
+/// The SQLite catalog: notes, attachment records and blob references. The bytes live elsewhere.
+///
+/// WAL mode with `synchronous = FULL`, so a committed transaction survives a crash or power
+/// loss; immediate write transactions and a busy timeout, so several processes can write one
+/// store. `DatabasePool` serialises writes on its own queue and runs reads concurrently,
+/// off Swift's cooperative pool.
+final class Catalog: Sendable {
+    /// The underlying database.
+    let pool: DatabasePool
+
+    /// Opens (and migrates) the catalog at `path`. Blocks.
+    /// - Throws: ``AttachmentStore/Error/notAStore(path:reason:)`` when the file is not a catalog.
+    init(path: String, busyTimeout: TimeInterval) throws(AttachmentStore.Error) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "AttachmentStore.catalog"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try CatalogSchema.migrator.migrate(pool)
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
+        } catch {
+            throw .catalog(String(describing: error))
+        }
+    }
+
+    /// Runs `body` in one immediate write transaction, mapping database errors to store errors.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Runs `body` on a consistent snapshot, mapping database errors to store errors.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as DatabaseError {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// The store error a database failure means for a user.
+    static func storeError(_ error: DatabaseError) -> AttachmentStore.Error {
+        switch error.resultCode {
+        case .SQLITE_FULL: .writeFailed(path: "catalog.sqlite", reason: "No space left on device")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: .catalog("the catalog is damaged (\(error.message ?? "")); run `attach verify`")
+        default: .catalog(error.message ?? error.description)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Imaging
+
+/// A staged blob plus what was learned about it: its sniffed media type and, for images, its header.
+struct IngestedBlob: Sendable {
+    let staged: StagedBlob
+    let mediaType: String
+    let image: ImageHeader?
+
+    /// Sniffs and (for raster images) probes a staged blob. Blocks.
+    init(staged: StagedBlob) {
+        self.staged = staged
+        let sniffed = MediaTypeSniffer.mediaType(of: staged.head)
+        let header = MediaTypeSniffer.isReadableRaster(sniffed)
+            ? try? ImageProbe.header(ofFileAt: staged.temporaryPath)
+            : nil
+        // libvips knows HEIF brands better than a four-byte sniff does.
+        self.mediaType = header?.format.mediaType ?? sniffed
+        self.image = header
+    }
+}
+
+/// Where the bytes of a new attachment come from.
+enum IngestSource: Sendable {
+    case file(URL, progress: (@Sendable (Int64) -> Void)?)
+    case data(Data)
+}
+
+import Foundation
+
+extension AttachmentStore {
+    /// Streams `source` into `tmp/`, hashes, syncs, sniffs and probes it; nothing is referenced yet.
+    func ingest(_ source: IngestSource) async throws -> IngestedBlob {
+        let blobs = self.blobs
+        return try await CancellationFlag.runCancellable { flag in
+            let staged: StagedBlob
+            switch source {
+            case .file(let url, let progress):
+                staged = try blobs.stage(fileAt: url.path(percentEncoded: false), cancellation: flag, progress: progress)
+            case .data(let data): staged = try blobs.stage(data: data)
+            }
+            return IngestedBlob(staged: staged)
+        }
+    }
+
+    /// Streams an async sequence of chunks into `tmp/`, then sniffs and probes it.
+    func ingest<Bytes: AsyncSequence>(bytes: Bytes) async throws -> IngestedBlob where Bytes.Element: DataProtocol {
+        let staged = try await blobs.stage(bytes: bytes)
+        return try await BlockingPool.run { IngestedBlob(staged: staged) }
+    }
+
+    /// Runs `body` in a catalog write transaction, then drops the staged copy whatever happened.
+    /// `body` calls ``commit(_:in:)`` to install and reference the blob.
+    func committing<T: Sendable>(_ blob: IngestedBlob, _ body: @escaping @Sendable (GRDB.Database) throws -> T) async throws -> T {
+        let result: Result<T, Swift.Error>
+        do {
+            result = .success(try await catalog.write(body))
+        } catch {
+            result = .failure(error)
+        }
+        try? await BlockingPool.run { blob.staged.release() }
+        return try result.get()
+    }
+
+    /// Installs the blob and records it as present. Call inside a catalog write transaction.
+    func commit(_ blob: IngestedBlob, in db: GRDB.Database) throws {
+        _ = try blobs.install(blob.staged)
+        try BlobRecord.markPresent(blob.staged.hash, byteCount: blob.staged.byteCount, in: db)
+    }
+}
+
+import GRDB

@@ -1,0 +1,66 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Walks and re-hashes blob files for `verify`, `gc` and `stats`. Every function blocks.
+enum BlobFileScan {
+    /// A file found under `blobs/sha256/` whose name is a valid hash.
+    struct Entry: Sendable {
+        var hash: BlobHash
+        var path: String
+        var byteCount: Int64
+        var modified: Date
+    }
+
+    /// Every blob file under `blobsDirectory`.
+    static func files(in blobsDirectory: String) -> [Entry] {
+        guard let enumerator = FileManager.default.enumerator(atPath: blobsDirectory) else { return [] }
+        var entries: [Entry] = []
+        while let relative = enumerator.nextObject() as? String {
+            let name = String(relative.split(separator: "/").last ?? "")
+            guard let hash = BlobHash(rawValue: name) else { continue }
+            let path = blobsDirectory + "/" + relative
+            guard let info = try? POSIXFile.status(path), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            entries.append(Entry(hash: hash, path: path, byteCount: Int64(info.st_size), modified: modificationDate(info)))
+        }
+        return entries
+    }
+
+    /// The SHA-256 and size of the file at `path`, read in chunks.
+    static func hash(fileAt path: String) throws -> (BlobHash, Int64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open") }
+        defer { close(fd) }
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        while true {
+            let count = try POSIXFile.read(fd, into: buffer)
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            total += Int64(count)
+        }
+        return (BlobHash(digest: hasher.finalize()), total)
+    }
+
+    /// A `stat` modification time as a date.
+    static func modificationDate(_ info: stat) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// Bytes the files under `path` occupy on disk, as `du` counts them (allocated blocks).
+    static func diskUsage(of path: String) -> Int64 {
+        var total: Int64 = 0
+        if let info = try? POSIXFile.status(path) { total += Int64(info.st_blocks) * 512 }
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return total }
+        while let relative = enumerator.nextObject() as? String {
+            var info = stat()
+            if lstat(path + "/" + relative, &info) == 0 { total += Int64(info.st_blocks) * 512 }
+        }
+        return total
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Where a store keeps its parts, and how to tell a store directory from anything else.
+///
+/// ```
+/// <root>/catalog.sqlite            the catalog (WAL mode)
+/// <root>/blobs/sha256/ab/cd/<hash> originals, read-only once written
+/// <root>/tmp/                      in-flight ingests (same filesystem, for rename)
+/// <root>/cache/                    derived data, safe to delete at any time
+/// ```
+struct StoreLayout: Sendable {
+    let root: String
+    var catalogPath: String { root + "/catalog.sqlite" }
+    var blobsPath: String { root + "/blobs" }
+    var temporaryPath: String { root + "/tmp" }
+    var cachePath: String { root + "/cache" }
+
+    /// Checks that `root` is a store. Blocks.
+    func validateExisting() throws(AttachmentStore.Error) {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: root, isDirectory: &isDirectory) else { throw .storeNotFound(path: root) }
+        guard isDirectory.boolValue else { throw .notAStore(path: root, reason: "it is a file, not a directory") }
+        guard manager.fileExists(atPath: catalogPath) else {
+            throw .notAStore(path: root, reason: "it has no catalog.sqlite")
+        }
+        guard manager.fileExists(atPath: blobsPath), manager.fileExists(atPath: temporaryPath) else {
+            throw .notAStore(path: root, reason: "its blobs/ or tmp/ folder is missing")
+        }
+    }
+
+    /// Creates the folders of a new store in a missing or empty directory; leaves an existing
+    /// store alone. Blocks.
+    func createIfNeeded() throws(AttachmentStore.Error) {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: root, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .notAStore(path: root, reason: "it is a file, not a directory") }
+            if manager.fileExists(atPath: catalogPath) { return try validateExisting() }
+            let entries = (try? manager.contentsOfDirectory(atPath: root)) ?? []
+            guard entries.isEmpty else {
+                throw .notAStore(path: root, reason: "the directory is not empty; choose an empty or new one")
+            }
+        }
+        do throws(SystemError) {
+            for path in [root, blobsPath, temporaryPath] {
+                try POSIXFile.makeDirectories(path)
+            }
+        } catch {
+            throw .writeFailed(path: root, reason: error.reason)
+        }
+    }
+}

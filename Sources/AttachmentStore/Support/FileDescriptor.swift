@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, throwing wrappers over the POSIX calls the blob store needs.
+///
+/// Each retries on `EINTR` and throws ``SystemError`` otherwise. All of them block:
+/// call them from ``BlockingPool`` or a database writer queue.
+enum POSIXFile {
+    /// Writes every byte of `buffer`, looping over short writes.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write")
+            }
+            offset += written
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes; 0 means end of file.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress!, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw SystemError("read") }
+        }
+    }
+
+    /// Flushes a file's data and metadata to stable storage.
+    static func sync(_ fd: Int32) throws(SystemError) {
+        while fsync(fd) != 0 {
+            if errno != EINTR { throw SystemError("fsync") }
+        }
+    }
+
+    /// Flushes a directory entry change (a create or rename inside `path`) to stable storage.
+    static func syncDirectory(_ path: String) throws(SystemError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(path)") }
+        defer { close(fd) }
+        try sync(fd)
+    }
+
+    /// Creates `path` and any missing parents (mode 0755), syncing each parent that gained an entry.
+    static func makeDirectories(_ path: String) throws(SystemError) {
+        var isDirectory = stat()
+        if stat(path, &isDirectory) == 0, (isDirectory.st_mode & S_IFMT) == S_IFDIR { return }
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !parent.isEmpty { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
+        if !parent.isEmpty { try syncDirectory(parent) }
+    }
+
+    /// The `stat` of a path, or `nil` when it does not exist.
+    static func status(_ path: String) throws(SystemError) -> stat? {
+        var info = stat()
+        if stat(path, &info) == 0 { return info }
+        if errno == ENOENT || errno == ENOTDIR { return nil }
+        throw SystemError("stat \(path)")
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    static func remove(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink \(path)") }
+    }
+}

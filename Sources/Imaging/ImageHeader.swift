@@ -1,0 +1,37 @@
+/// What an image's header says about it, read without decoding any pixel.
+public struct ImageHeader: Sendable, Equatable, Codable {
+    /// The container format.
+    public var format: ImageFormat
+    /// Width in pixels as stored (before EXIF orientation is applied).
+    public var width: Int
+    /// Height in pixels as stored (before EXIF orientation is applied).
+    public var height: Int
+    /// EXIF orientation, 1...8; 1 when the file has none.
+    public var orientation: Int
+    /// Whether the image has an alpha channel.
+    public var hasAlpha: Bool
+    /// Number of frames or pages (1 for a still image).
+    public var frameCount: Int
+
+    /// Creates a header value.
+    public init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, frameCount: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.hasAlpha = hasAlpha
+        self.frameCount = frameCount
+    }
+
+    /// Whether EXIF orientation swaps width and height when the image is shown upright (5...8).
+    public var isTransposed: Bool { (5...8).contains(orientation) }
+
+    /// Width once EXIF orientation is applied.
+    public var displayWidth: Int { isTransposed ? height : width }
+
+    /// Height once EXIF orientation is applied.
+    public var displayHeight: Int { isTransposed ? width : height }
+
+    /// Pixel count as stored.
+    public var pixelCount: Int { width * height }
+}

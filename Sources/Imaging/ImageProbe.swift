@@ -1,0 +1,41 @@
+import CVips
+
+/// Reads image headers with libvips.
+///
+/// Every function here blocks the calling thread on file I/O: call it from a thread pool
+/// for blocking work, never from Swift's cooperative pool.
+public enum ImageProbe {
+    /// Reads the header of the image file at `path`: format, size, orientation, alpha, frames.
+    ///
+    /// Only the header is read; no pixel is decoded, so a 900-megapixel "bomb" costs the same
+    /// as a thumbnail-sized file.
+    /// - Throws: ``ImagingError/unsupportedFormat(path:)`` when no trusted loader accepts the
+    ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
+    public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
+        try VipsRuntime.start()
+        guard vips_foreign_find_load(path) != nil else {
+            vips_error_clear()
+            throw .unsupportedFormat(path: path)
+        }
+        guard let image = cvips_open_header(path) else {
+            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+        }
+        defer { cvips_unref(image) }
+
+        let loaderName = cvips_get_string(image, "vips-loader").map { String(cString: $0) } ?? ""
+        let heifCompression = cvips_get_string(image, "heif-compression").map { String(cString: $0) }
+        guard let format = ImageFormat(loader: loaderName, heifCompression: heifCompression) else {
+            throw .unsupportedFormat(path: path)
+        }
+        var orientation: Int32 = 1
+        _ = cvips_get_int(image, "orientation", &orientation)
+        return ImageHeader(
+            format: format,
+            width: Int(vips_image_get_width(image)),
+            height: Int(vips_image_get_height(image)),
+            orientation: (1...8).contains(orientation) ? Int(orientation) : 1,
+            hasAlpha: vips_image_hasalpha(image) != 0,
+            frameCount: max(1, Int(vips_image_get_n_pages(image)))
+        )
+    }
+}

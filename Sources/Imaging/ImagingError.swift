@@ -1,0 +1,23 @@
+/// Why an image could not be read by ``ImageProbe``.
+///
+/// Every case carries the detail libvips gave, so a user can tell a damaged file
+/// from an unsupported one.
+public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// libvips could not be started in this process (missing loaders, bad installation).
+    case libraryUnavailable(String)
+    /// No trusted libvips loader recognises the data.
+    case unsupportedFormat(path: String)
+    /// The data claims a known format but cannot be decoded (truncated, corrupt).
+    case unreadable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .libraryUnavailable(let reason):
+            return "libvips could not start: \(reason). Is libvips installed (apt-get install libvips-dev)?"
+        case .unsupportedFormat(let path):
+            return "\(path) is not an image format this store can read"
+        case .unreadable(let path, let reason):
+            return "\(path) could not be read as an image: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import AttachmentStore
+import Foundation
+
+/// `attach`: keeps notes and their photo attachments in a store folder.
+///
+/// Exit codes: 0 success; 1 usage or input error (bad arguments, unreadable or missing input,
+/// unknown id); 2 damage or internal error (`verify` found damage, disk full, catalog error).
+@main
+struct AttachCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Keep notes with large photo attachments: originals byte for byte, never re-encoded.",
+        discussion: """
+            The store is a folder (default ./attach-data, or $ATTACH_STORE, or --store DIR).
+            Exit codes: 0 ok, 1 usage or input error, 2 damage or internal error.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
+            ExportCommand.self, RemoveCommand.self, VerifyCommand.self, GarbageCollectCommand.self,
+            StatsCommand.self,
+        ]
+    )
+
+    /// Parses the arguments, runs the command, and maps every failure to the documented exit code.
+    static func main() async {
+        Signals.ignoreFileSizeLimit()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            Foundation.exit(ExitStatus.report(error))
+        }
+    }
+}

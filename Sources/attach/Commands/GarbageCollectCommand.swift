@@ -1,0 +1,30 @@
+import ArgumentParser
+import AttachmentStore
+
+/// `attach gc`: removes unreferenced blobs and dead temporary files.
+struct GarbageCollectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Remove unreferenced blobs and leftover temporary files older than the grace period."
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Flag(help: "Report what would be removed; remove nothing.") var dryRun = false
+    @Option(help: ArgumentHelp("Only garbage older than this: 0, 90s, 15m, 1h, 2d.", valueName: "DURATION"))
+    var grace = "1h"
+    @Flag(help: "Print the report as JSON.") var json = false
+
+    func validate() throws {
+        if Formatting.duration(grace) == nil { throw ValidationError("--grace takes a duration such as 0, 90s, 15m, 1h or 2d") }
+    }
+
+    func run() async throws {
+        let store = try await storeOptions.open()
+        let report = try await store.collectGarbage(olderThan: Formatting.duration(grace)!, dryRun: dryRun)
+        if json { return Console.json(report) }
+        let verb = dryRun ? "would remove" : "removed"
+        Console.out("\(verb) \(report.blobs) unreferenced blobs, \(report.orphanFiles) orphan files, "
+            + "\(report.temporaryFiles) temporary files: \(Formatting.bytes(report.totalBytes)); "
+            + "\(report.keptInGracePeriod) kept (younger than \(grace))")
+    }
+}

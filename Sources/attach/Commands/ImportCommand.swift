@@ -1,0 +1,160 @@
+import ArgumentParser
+import AttachmentStore
+import Foundation
+
+/// `attach import`: adds files, and folders recursively, to a note.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Add files (folders recursively) to a note, byte for byte; bad files are listed, not fatal.",
+        discussion: """
+            Prints one summary line; with --json, one JSON line per file the moment it is stored, then a summary.
+            Exits 1 when any file could not be imported (the others are stored).
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: ArgumentHelp("Files and folders to import.", valueName: "FILES_OR_DIRS"))
+    var inputs: [String]
+    @Option(help: ArgumentHelp("Add to this note (id or unique prefix).", valueName: "ID"))
+    var note: String?
+    @Option(help: ArgumentHelp("Create a note with this title and add to it.", valueName: "TITLE"))
+    var newNote: String?
+    @Flag(help: "Print one JSON line per file and a JSON summary.")
+    var json = false
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("name at least one file or folder to import") }
+        if (note == nil) == (newNote == nil) { throw ValidationError("give exactly one of --note ID or --new-note TITLE") }
+    }
+
+    func run() async throws {
+        let store = try await storeOptions.open()
+        let noteID = if let note { try await store.resolveNoteID(note) } else { try await store.createNote(title: newNote ?? "").id }
+        let plan = ImportPlan(inputs: inputs)
+        var outcome = ImportOutcome(note: noteID, failures: plan.failures)
+        for failure in plan.failures where json { Console.json(ImportEvent.failed(file: failure.file, error: failure.message)) }
+
+        let bar = ProgressBar(total: plan.totalBytes, items: plan.files.count)
+        var bytesBefore: Int64 = 0
+        for (index, file) in plan.files.enumerated() {
+            let base = bytesBefore
+            do {
+                let attachment = try await store.addAttachment(to: noteID, fromFile: URL(filePath: file.path)) { copied in
+                    bar.update(done: base + copied, itemsDone: index, label: file.path)
+                }
+                outcome.imported += 1
+                outcome.bytes += attachment.byteCount
+                if json { Console.json(ImportEvent.imported(file: file.path, attachment: attachment)) }
+            } catch let error as AttachmentStore.Error {
+                outcome.failures.append(.init(file: file.path, error: error))
+                if json { Console.json(ImportEvent.failed(file: file.path, error: outcome.failures.last!.message)) }
+            }
+            bytesBefore += file.byteCount
+            bar.update(done: bytesBefore, itemsDone: index + 1, label: file.path)
+        }
+        bar.finish()
+        outcome.report(json: json)
+        if let code = outcome.failures.map(\.exitCode).max() { throw CommandFailure(code: code) }
+    }
+}
+
+/// The files an import will read, found by walking the inputs, and the inputs it cannot read.
+struct ImportPlan {
+    struct File {
+        var path: String
+        var byteCount: Int64
+    }
+
+    var files: [File] = []
+    var failures: [ImportOutcome.Failure] = []
+    var totalBytes: Int64 { files.reduce(0) { $0 + $1.byteCount } }
+
+    /// Expands folders recursively (hidden entries inside folders are skipped), in name order.
+    init(inputs: [String]) {
+        let manager = FileManager.default
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: input, isDirectory: &isDirectory) else {
+                failures.append(.init(file: input, error: .sourceUnreadable(path: input, reason: "No such file or directory")))
+                continue
+            }
+            guard isDirectory.boolValue else {
+                files.append(File(path: input, byteCount: Self.size(input)))
+                continue
+            }
+            let enumerator = manager.enumerator(at: URL(filePath: input), includingPropertiesForKeys: [.isRegularFileKey],
+                                                options: [.skipsHiddenFiles])
+            var found: [String] = []
+            while let url = enumerator?.nextObject() as? URL {
+                if (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+                    found.append(url.path(percentEncoded: false))
+                }
+            }
+            files += found.sorted().map { File(path: $0, byteCount: Self.size($0)) }
+        }
+    }
+
+    private static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}
+
+/// What an import did, for the summary line.
+struct ImportOutcome {
+    struct Failure {
+        var file: String
+        var error: AttachmentStore.Error
+
+        /// One line naming the file and the cause.
+        var message: String {
+            let text = error.description
+            return text.contains(file) ? text : "\(file): \(text)"
+        }
+
+        var exitCode: Int32 { ExitStatus.code(for: error) }
+    }
+
+    var note: NoteID
+    var imported = 0
+    var bytes: Int64 = 0
+    var failures: [Failure]
+
+    func report(json: Bool) {
+        if json {
+            return Console.json(ImportEvent.summary(note: note, imported: imported, failed: failures.count, bytes: bytes))
+        }
+        Console.out("imported \(imported) file\(imported == 1 ? "" : "s") (\(Formatting.bytes(bytes))) into note \(note)"
+            + (failures.isEmpty ? "" : "; \(failures.count) failed:"))
+        for failure in failures { Console.error("  \(failure.message)") }
+    }
+}
+
+/// One line of `import --json` output.
+enum ImportEvent: Encodable {
+    case imported(file: String, attachment: Attachment)
+    case failed(file: String, error: String)
+    case summary(note: NoteID, imported: Int, failed: Int, bytes: Int64)
+
+    private enum Keys: String, CodingKey { case event, file, attachment, error, note, imported, failed, bytes }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        switch self {
+        case .imported(let file, let attachment):
+            try container.encode("imported", forKey: .event)
+            try container.encode(file, forKey: .file)
+            try container.encode(attachment, forKey: .attachment)
+        case .failed(let file, let error):
+            try container.encode("failed", forKey: .event)
+            try container.encode(file, forKey: .file)
+            try container.encode(error, forKey: .error)
+        case .summary(let note, let imported, let failed, let bytes):
+            try container.encode("summary", forKey: .event)
+            try container.encode(note, forKey: .note)
+            try container.encode(imported, forKey: .imported)
+            try container.encode(failed, forKey: .failed)
+            try container.encode(bytes, forKey: .bytes)
+        }
+    }
+}

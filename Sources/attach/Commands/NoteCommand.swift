@@ -1,0 +1,116 @@
+import ArgumentParser
+import AttachmentStore
+
+/// `attach note`: create, list, show, edit and delete notes.
+struct NoteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "note",
+        abstract: "Create, list, show, edit and delete notes.",
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self]
+    )
+
+    /// `attach note add TITLE [--body TEXT]`.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a note and print its id.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The note's title.") var title: String
+        @Option(help: "The note's body text.") var body = ""
+        @Flag(help: "Print the note as JSON.") var json = false
+
+        func run() async throws {
+            let note = try await storeOptions.open().createNote(title: title, body: body)
+            if json { return Console.json(note) }
+            Console.out(note.id.rawValue)
+        }
+    }
+
+    /// `attach note list [--search TEXT]`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List notes, most recently changed first.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(help: "Only notes whose title or body contains this text.") var search: String?
+        @Option(help: "At most this many notes.") var limit = 100
+        @Option(help: "Skip this many notes first.") var offset = 0
+        @Flag(help: "Print JSON instead of a table.") var json = false
+
+        func run() async throws {
+            let store = try await storeOptions.open()
+            let notes = try await store.notes(matching: search, limit: limit, offset: offset)
+            if json { return Console.json(notes) }
+            var rows = [["ID", "UPDATED", "ATTACHMENTS", "TITLE"]]
+            for note in notes {
+                let count = try await store.attachments(of: note.id).count
+                rows.append([Formatting.short(note.id.rawValue), note.updatedAt.formatted(.iso8601), String(count), note.title])
+            }
+            for line in Formatting.table(rows) { Console.out(line) }
+        }
+    }
+
+    /// `attach note show ID`.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a note, its body and its attachments.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The note (id or unique prefix).") var note: String
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Shown: Encodable {
+            var note: Note
+            var attachments: [Attachment]
+        }
+
+        func run() async throws {
+            let store = try await storeOptions.open()
+            let id = try await store.resolveNoteID(note)
+            let shown = Shown(note: try await store.note(id), attachments: try await store.attachments(of: id))
+            if json { return Console.json(shown) }
+            Console.out("\(shown.note.title)\n\(shown.note.id)  updated \(shown.note.updatedAt.formatted(.iso8601))")
+            if !shown.note.body.isEmpty { Console.out("\n\(shown.note.body)") }
+            Console.out("")
+            if shown.attachments.isEmpty { return Console.out("(no attachments)") }
+            AttachmentTable.print(shown.attachments)
+        }
+    }
+
+    /// `attach note edit ID [--title T] [--body B]`.
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a note's title or body.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The note (id or unique prefix).") var note: String
+        @Option(help: "The new title.") var title: String?
+        @Option(help: "The new body.") var body: String?
+
+        func validate() throws {
+            if title == nil && body == nil { throw ValidationError("give --title, --body or both") }
+        }
+
+        func run() async throws {
+            let store = try await storeOptions.open()
+            let updated = try await store.updateNote(try await store.resolveNoteID(note), title: title, body: body)
+            Console.out("updated note \(updated.id)")
+        }
+    }
+
+    /// `attach note rm ID`.
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm",
+            abstract: "Delete notes and all their attachments. `attach gc` reclaims the bytes later."
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "Notes to delete (ids or unique prefixes).") var notes: [String]
+
+        func validate() throws {
+            if notes.isEmpty { throw ValidationError("name at least one note") }
+        }
+
+        func run() async throws {
+            let store = try await storeOptions.open()
+            for text in notes {
+                let id = try await store.resolveNoteID(text)
+                let count = try await store.attachments(of: id).count
+                try await store.deleteNote(id)
+                Console.out("deleted note \(id) and its \(count) attachment\(count == 1 ? "" : "s")")
+            }
+        }
+    }
+}

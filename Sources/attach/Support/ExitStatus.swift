@@ -1,0 +1,57 @@
+import ArgumentParser
+import AttachmentStore
+import Foundation
+
+/// The documented exit codes, and how each error maps to one.
+enum ExitStatus {
+    /// Success.
+    static let ok: Int32 = 0
+    /// Usage or input error: bad arguments, unreadable input, unknown id.
+    static let inputError: Int32 = 1
+    /// Damage or internal error: `verify` found damage, disk full, catalog failure.
+    static let damage: Int32 = 2
+
+    /// Prints `error` as one line on standard error (help and version go to standard output)
+    /// and returns the exit code it means.
+    static func report(_ error: Swift.Error) -> Int32 {
+        switch error {
+        case let failure as CommandFailure:
+            return failure.code
+        case let storeError as AttachmentStore.Error:
+            Console.error("attach: \(storeError)")
+            return code(for: storeError)
+        case is CancellationError:
+            Console.error("attach: cancelled")
+            return inputError
+        default:
+            let code = AttachCommand.exitCode(for: error)
+            if code == .success {
+                print(AttachCommand.fullMessage(for: error))
+                return ok
+            }
+            let message = AttachCommand.fullMessage(for: error)
+            if code == .validationFailure || error is ValidationError {
+                Console.error(message.isEmpty ? "attach: invalid usage" : message)
+                return inputError
+            }
+            Console.error("attach: \(message.isEmpty ? String(describing: error) : message)")
+            return damage
+        }
+    }
+
+    /// The exit code for a store error.
+    static func code(for error: AttachmentStore.Error) -> Int32 {
+        switch error {
+        case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .ambiguousIdentifier,
+             .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally:
+            return inputError
+        case .writeFailed, .blobMissing, .hashMismatch, .catalog:
+            return damage
+        }
+    }
+}
+
+/// A failure whose message the command already printed; carries only the exit code.
+struct CommandFailure: Swift.Error {
+    let code: Int32
+}

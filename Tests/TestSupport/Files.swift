@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+
+/// Small file facts tests compare.
+public enum Files {
+    /// SHA-256 of a file's bytes as lowercase hex, read in chunks.
+    public static func sha256(_ url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether two files hold identical bytes.
+    public static func identical(_ first: URL, _ second: URL) throws -> Bool {
+        try sha256(first) == sha256(second)
+    }
+
+    /// Every regular file below `directory`, as paths relative to it, sorted.
+    public static func tree(_ directory: URL) -> [String] {
+        let root = directory.path(percentEncoded: false)
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [] }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(relative)
+            }
+        }
+        return files.sorted()
+    }
+}
