@@ -56,6 +56,10 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        .executableTarget(
+            name: "peak-rss",
+            path: "Tests/Tools/peak-rss"
+        ),
         .testTarget(
             name: "ImagingTests",
             dependencies: ["Imaging", "TestSupport"]
@@ -66,7 +70,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AttachCLITests",
-            dependencies: ["attach", "TestSupport"]
+            dependencies: [
+                "attach", "peak-rss", "TestSupport", "AttachmentStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

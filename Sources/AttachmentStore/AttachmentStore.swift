@@ -51,7 +51,7 @@ public final class AttachmentStore: Sendable {
     ///   ``Error/notAStore(path:reason:)`` when the directory is something else.
     public static func open(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
         try await BlockingPool.run {
-            let layout = StoreLayout(root: directory.standardizedFileURL.path(percentEncoded: false))
+            let layout = StoreLayout(directory: directory)
             try layout.validateExisting()
             let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout)
             return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
@@ -63,7 +63,7 @@ public final class AttachmentStore: Sendable {
     ///   ``Error/writeFailed(path:reason:)`` when it cannot be created.
     public static func create(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
         try await BlockingPool.run {
-            let layout = StoreLayout(root: directory.standardizedFileURL.path(percentEncoded: false))
+            let layout = StoreLayout(directory: directory)
             try layout.createIfNeeded()
             let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout)
             return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)

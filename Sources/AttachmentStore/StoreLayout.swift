@@ -10,6 +10,14 @@ import Foundation
 /// ```
 struct StoreLayout: Sendable {
     let root: String
+
+    /// The layout of the store at `directory` (made absolute, without a trailing slash).
+    init(directory: URL) {
+        var path = directory.standardizedFileURL.path(percentEncoded: false)
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        root = path
+    }
+
     var catalogPath: String { root + "/catalog.sqlite" }
     var blobsPath: String { root + "/blobs" }
     var temporaryPath: String { root + "/tmp" }

@@ -1,0 +1,76 @@
+import AttachmentStore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Crash consistency and concurrent writers", .timeLimit(.minutes(5)))
+struct CrashConsistencyTests {
+    @Test("SIGKILL at random moments of an import loses nothing acknowledged and leaves gc-able garbage only")
+    func killedImportsLoseNothingAcknowledged() async throws {
+        let directory = try TemporaryDirectory("crash")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let photos = try Corpus.files(in: "fifty").map { $0.path(percentEncoded: false) }
+        let hashes = try Dictionary(uniqueKeysWithValues: photos.map { ($0, try Files.sha256(URL(filePath: $0))) })
+
+        var acknowledged: [(id: String, hash: String)] = []
+        var killedMidway = 0
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<24 {
+            // Each round imports a different rotation of the photos, so rounds also add new blobs.
+            let offset = (round * 7) % photos.count
+            let files = Array(photos[offset...] + photos[..<offset])
+            let child = try Attach.start(["import", "--json", "--new-note", "round \(round)"] + files, store: store)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...900, using: &generator)))
+            child.kill()
+            let outcome = await child.wait()
+            if outcome.signal == SIGKILL { killedMidway += 1 }
+            for line in Attach.importedLines(outcome.stdout) {
+                let id = try #require(line.attachment["id"] as? String)
+                #expect(line.attachment["blobHash"] as? String == hashes[line.file])
+                acknowledged.append((id, hashes[line.file]!))
+            }
+        }
+        #expect(killedMidway >= 20)
+        #expect(!acknowledged.isEmpty)
+
+        let verify = try await Attach.run(["verify"], store: store)
+        #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
+
+        let opened = try await AttachmentStore.open(at: store)
+        for (id, hash) in acknowledged {
+            let attachment = try await opened.attachment(AttachmentID(rawValue: id))
+            #expect(attachment.blobHash.rawValue == hash)
+            #expect(attachment.availability == .local)
+        }
+
+        let gc = try await Attach.run(["gc", "--grace", "0"], store: store)
+        #expect(gc.exitCode == 0, "\(gc.stderr)")
+        let after = try await opened.verify()
+        #expect(after.isClean)
+        #expect(after.unreferencedFiles == 0)
+        #expect(after.temporaryFiles == 0)
+    }
+
+    @Test("two processes importing into one store at once lose nothing")
+    func concurrentImportersLoseNothing() async throws {
+        let directory = try TemporaryDirectory("concurrent")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let photos = try Corpus.files(in: "fifty").map { $0.path(percentEncoded: false) }
+        let first = try Attach.start(["import", "--json", "--new-note", "first half"] + photos.prefix(25), store: store)
+        let second = try Attach.start(["import", "--json", "--new-note", "second half"] + photos.suffix(25) + photos.prefix(5), store: store)
+        let (one, two) = (await first.wait(), await second.wait())
+        #expect(one.exitCode == 0, "\(one.stderr)")
+        #expect(two.exitCode == 0, "\(two.stderr)")
+        #expect(Attach.importedLines(one.stdout).count == 25)
+        #expect(Attach.importedLines(two.stdout).count == 30)
+
+        let opened = try await AttachmentStore.open(at: store)
+        let stats = try await opened.statistics()
+        #expect(stats.notes == 2)
+        #expect(stats.attachments == 55)
+        #expect(stats.blobs == 50)
+        #expect(try await opened.verify().isClean)
+    }
+}

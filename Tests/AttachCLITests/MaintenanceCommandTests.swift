@@ -1,0 +1,84 @@
+import AttachmentStore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("verify, gc and stats from the command line", .timeLimit(.minutes(3)))
+struct MaintenanceCommandTests {
+    @Test("a blob flipped by one byte is reported by verify with the attachments it breaks, exit 2")
+    func verifyNamesDamage() async throws {
+        let directory = try TemporaryDirectory("verify")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let imported = try await Attach.run(["import", "--json", "--new-note", "damaged",
+                                             Corpus.file("good/Garden.jpg").path(percentEncoded: false),
+                                             Corpus.file("good/Dune.jpg").path(percentEncoded: false)], store: store)
+        let lines = Attach.importedLines(imported.stdout)
+        let victim = try #require(lines.first { $0.file.hasSuffix("Garden.jpg") }?.attachment)
+        let hash = try #require(victim["blobHash"] as? String)
+        let blob = store.appending(path: "blobs/sha256/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash)").path(percentEncoded: false)
+
+        chmod(blob, 0o644)
+        let handle = try #require(FileHandle(forUpdatingAtPath: blob))
+        try handle.seek(toOffset: 5000)
+        let original = try #require(try handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: 5000)
+        try handle.write(contentsOf: [original ^ 0x01])
+        try handle.close()
+
+        let verify = try await Attach.run(["verify"], store: store)
+        #expect(verify.exitCode == 2)
+        #expect(verify.stdout.contains("DAMAGED blob \(hash)"))
+        #expect(verify.stdout.contains(victim["id"] as! String))
+        #expect(verify.stdout.contains("Garden.jpg"))
+        #expect(!verify.stdout.contains("Dune.jpg"))
+
+        let export = try await Attach.run(["export", victim["id"] as! String, "-o", directory.appending("out.jpg").path(percentEncoded: false)], store: store)
+        #expect(export.exitCode == 2, "a damaged blob is not exported")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("out.jpg").path(percentEncoded: false)))
+    }
+
+    @Test("50 imports of one photo into 50 notes keep one blob, and stats shows the savings")
+    func statsShowDeduplication() async throws {
+        let directory = try TemporaryDirectory("dedup")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let seed = try Corpus.file("special/seed-3.7mb.jpg")
+        let size = try FileManager.default.attributesOfItem(atPath: seed.path(percentEncoded: false))[.size] as! Int
+        for index in 0..<50 {
+            let outcome = try await Attach.run(["import", "--new-note", "note \(index)", seed.path(percentEncoded: false)], store: store)
+            #expect(outcome.exitCode == 0)
+        }
+        let stats = try await Attach.run(["stats", "--json"], store: store)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(json["notes"] as? Int == 50)
+        #expect(json["attachments"] as? Int == 50)
+        #expect(json["blobs"] as? Int == 1)
+        #expect(json["bytesSavedByDeduplication"] as? Int == 49 * size)
+        #expect((json["bytesOnDisk"] as? Int ?? .max) < size * 105 / 100 + (512 << 10))
+
+        let human = try await Attach.run(["stats"], store: store)
+        #expect(human.stdout.contains("saved by dedup"))
+    }
+
+    @Test("deleting a note, then gc --grace 0, removes its blobs and leaves verify clean")
+    func noteRemovalThenGC() async throws {
+        let directory = try TemporaryDirectory("gc")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let note = try await Attach.addNote("temporary", store: store)
+        _ = try await Attach.run(["import", "--note", note, Corpus.file("good").path(percentEncoded: false)], store: store)
+        let removal = try await Attach.run(["note", "rm", note], store: store)
+        #expect(removal.exitCode == 0)
+        #expect(try await Attach.run(["list", "--json"], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+
+        let dryRun = try await Attach.run(["gc", "--grace", "0", "--dry-run", "--json"], store: store)
+        let planned = try #require(try JSONSerialization.jsonObject(with: Data(dryRun.stdout.utf8)) as? [String: Any])
+        #expect(planned["blobs"] as? Int == 23)
+        #expect(Files.tree(store.appending(path: "blobs")).count == 23)
+
+        #expect(try await Attach.run(["gc", "--grace", "0"], store: store).exitCode == 0)
+        #expect(Files.tree(store.appending(path: "blobs")).isEmpty)
+        #expect(try await Attach.run(["verify"], store: store).exitCode == 0)
+    }
+}
