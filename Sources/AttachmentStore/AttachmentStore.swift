@@ -38,7 +38,7 @@ public final class AttachmentStore: Sendable {
     let imageCache: MemoryCache<String, Data>
 
     private init(layout: StoreLayout, catalog: Catalog, configuration: Configuration) {
-        self.directory = URL(filePath: layout.root, directoryHint: .isDirectory)
+        self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
         self.blobs = BlobStore(root: layout.root)

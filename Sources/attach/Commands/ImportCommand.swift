@@ -83,7 +83,8 @@ struct ImportPlan {
                 files.append(File(path: input, byteCount: Self.size(input)))
                 continue
             }
-            let enumerator = manager.enumerator(at: URL(filePath: input), includingPropertiesForKeys: [.isRegularFileKey],
+            let folder = URL(filePath: input, directoryHint: .isDirectory).resolvingSymlinksInPath()
+            let enumerator = manager.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey],
                                                 options: [.skipsHiddenFiles])
             var found: [String] = []
             while let url = enumerator?.nextObject() as? URL {
