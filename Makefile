@@ -33,6 +33,7 @@ test: deps corpus
 bench: deps corpus
 	$(SWIFT) build -c release --product attach
 	scripts/bench-ingest.sh
+	scripts/bench-thumbnails.sh
 
 clean:
 	rm -rf .build

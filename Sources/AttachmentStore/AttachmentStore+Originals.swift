@@ -12,7 +12,7 @@ extension AttachmentStore {
     public func original(of id: AttachmentID) async throws -> AttachmentContent {
         let attachment = try await attachment(id)
         guard attachment.availability == .local else { throw Error.notAvailableLocally(id) }
-        return AttachmentContent(attachment: attachment, fileURL: URL(filePath: blobs.path(for: attachment.blobHash)))
+        return AttachmentContent(attachment: attachment, fileURL: URL(filePath: try await localPath(for: attachment.blobHash)))
     }
 
     /// The original bytes as chunks that report progress, for loads a person watches.

@@ -11,9 +11,12 @@ final class Catalog: Sendable {
     /// The underlying database.
     let pool: DatabasePool
 
-    /// Opens (and migrates) the catalog at `path`. Blocks.
     /// - Throws: ``AttachmentStore/Error/notAStore(path:reason:)`` when the file is not a catalog.
-    init(path: String, busyTimeout: TimeInterval) throws(AttachmentStore.Error) {
+    /// Where this store keeps original bytes (recorded in the catalog at creation).
+    let placement: BlobPlacement
+
+    /// Opens (and migrates) the catalog at `path`; a new catalog records `placement`. Blocks.
+    init(path: String, busyTimeout: TimeInterval, placement requested: BlobPlacement) throws(AttachmentStore.Error) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "AttachmentStore.catalog"
@@ -23,6 +26,12 @@ final class Catalog: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try CatalogSchema.migrator.migrate(pool)
+            // A store that already holds blobs predates the setting: its bytes are files.
+            let recorded = try pool.write { db in
+                let hasBlobs = try BlobRecord.fetchCount(db) > 0
+                return try StoreSetting.recordOnce("blobPlacement", hasBlobs ? BlobPlacement.files.rawValue : requested.rawValue, in: db)
+            }
+            placement = BlobPlacement(rawValue: recorded) ?? .files
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
         } catch {

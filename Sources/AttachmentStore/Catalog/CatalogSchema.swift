@@ -45,6 +45,16 @@ enum CatalogSchema {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2: store settings, bytes inside the catalog") { db in
+            try db.create(table: "storeSetting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+            try db.create(table: "blobContent") { t in
+                t.primaryKey("hash", .text).references("blob", column: "hash", onDelete: .cascade)
+                t.column("bytes", .blob).notNull()
+            }
+        }
         return migrator
     }
 }

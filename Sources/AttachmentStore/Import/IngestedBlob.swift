@@ -63,7 +63,7 @@ extension AttachmentStore {
 
     /// Installs the blob and records it as present. Call inside a catalog write transaction.
     func commit(_ blob: IngestedBlob, in db: GRDB.Database) throws {
-        _ = try blobs.install(blob.staged)
+        _ = try blobs.install(blob.staged, in: db)
         try BlobRecord.markPresent(blob.staged.hash, byteCount: blob.staged.byteCount, in: db)
     }
 }
