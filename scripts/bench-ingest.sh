@@ -52,7 +52,7 @@ for ((r = 1; r <= runs; r++)); do
   fresh "$d"
 
   s=$scratch/store; fresh "$s"; attach_quiet init --store "$s"; warm "${files[@]}"
-  t0=$(now); attach_quiet import --store "$s" --new-note bench -- "${files[@]}"; t1=$(now)
+  t0=$(now); attach_quiet import --no-thumbnails --store "$s" --new-note bench -- "${files[@]}"; t1=$(now)
   t_att+=("$(elapsed "$t0" "$t1")"); k_att+=("$(du -sk "$s" | cut -f1)")
   n=$(stat_field "$s" attachments); nb=$(stat_field "$s" blobs)
   [ "$n" = "${#files[@]}" ] && [ "$nb" = "${#files[@]}" ] \
@@ -67,7 +67,7 @@ for ((r = 1; r <= runs; r++)); do
   fresh "$d"
 
   s=$scratch/seedstore; fresh "$s"; attach_quiet init --store "$s"; warm "$seed"
-  t0=$(now); attach_quiet import --store "$s" --new-note "seed$seed_times" -- "${seed_args[@]}"; t1=$(now)
+  t0=$(now); attach_quiet import --no-thumbnails --store "$s" --new-note "seed$seed_times" -- "${seed_args[@]}"; t1=$(now)
   t_attseed+=("$(elapsed "$t0" "$t1")"); k_attseed+=("$(du -sk "$s" | cut -f1)"); b_attseed+=("$(du -sb "$s" | cut -f1)")
   n=$(stat_field "$s" attachments); nb=$(stat_field "$s" blobs)
   [ "$n" = "$seed_times" ] && [ "$nb" = 1 ] \
@@ -132,9 +132,9 @@ section=$(
   echo
   echo "### What this shows"
   echo
-  echo "attach import took ${x_time}× the time of cp + sync for the same $nphotos files (median $(printf '%.3f' "$m_att") s, about $(mbs "$input_bytes" "$m_att") MiB/s, against $(printf '%.3f' "$m_cp") s, about $(mbs "$input_bytes" "$m_cp") MiB/s). That price buys durability per file: each attach import hashes the bytes while copying, fsyncs each file and the directory it is renamed into, and commits a SQLite transaction per file (WAL, synchronous = FULL), so each photo is on disk before the next one starts; cp + sync makes everything durable once, at the end. attach's time also includes starting the process and opening the catalog once. For the $nphotos distinct photos the store takes ${x_disk}× the disk of the plain copies ($((overhead_kib)) KiB more: the catalog and the blob folders)."
+  echo "attach import took ${x_time}× the time of cp + sync for the same $nphotos files (median $(printf '%.3f' "$m_att") s, about $(mbs "$input_bytes" "$m_att") MiB/s, against $(printf '%.3f' "$m_cp") s, about $(mbs "$input_bytes" "$m_cp") MiB/s). That price buys durability per file: each attach import hashes the bytes while copying, fsyncs each file and the directory it is renamed into, and commits a SQLite transaction per file (WAL, synchronous = FULL), so each photo is on disk before the next one starts; cp + sync makes everything durable once, at the end. attach's time also includes starting the process and opening the catalog once; thumbnails are off here (\`--no-thumbnails\`; the thumbnails section measures them). For the $nphotos distinct photos the store takes ${x_disk}× the disk of the plain copies ($((overhead_kib)) KiB more: the catalog and the blob folders)."
   echo
-  echo "Importing seed-3.7mb.jpg $seed_times times (workload a) keeps one blob and $seed_times attachments: the store takes ${x_one}× the disk of one image ($mk_attseed KiB against $k_one KiB; $mb_attseed bytes apparent), where cp's $seed_times copies take $mk_cpseed KiB. Deduplication saves disk, not time: attach still copies each of the $seed_times into a staging file, hashing it, and fsyncs it before finding the blob already present and dropping the copy, so it took ${x_seed}× the time of cp + sync writing the $seed_times copies (median $(printf '%.3f' "$m_attseed") s against $(printf '%.3f' "$m_cpseed") s)."
+  echo "Importing seed-3.7mb.jpg $seed_times times (workload a) keeps one blob and $seed_times attachments: the store takes ${x_one}× the disk of one image ($mk_attseed KiB against $k_one KiB; $mb_attseed bytes apparent), where cp's $seed_times copies take $mk_cpseed KiB. Deduplication saves disk and the fsync of each repeat: attach still copies each of the $seed_times into a staging file while hashing it, then finds the blob already present and drops the copy unsynced, so it took ${x_seed}× the time of cp + sync writing the $seed_times copies (median $(printf '%.3f' "$m_attseed") s against $(printf '%.3f' "$m_cpseed") s)."
   echo '<!-- ingest:end -->'
 )
 

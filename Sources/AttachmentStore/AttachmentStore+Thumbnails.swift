@@ -24,7 +24,7 @@ extension AttachmentStore {
         }
         let attachment = try await attachment(id)
         guard MediaTypeSniffer.isReadableRaster(attachment.mediaType) else { throw Error.notAnImage(id) }
-        guard attachment.availability == .local else { throw Error.notAvailableLocally(id) }
+        try await ensureLocal(attachment)
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
         do {
             return try await thumbnails.thumbnail(for: key, sourcePath: try await localPath(for: attachment.blobHash), priority: priority)

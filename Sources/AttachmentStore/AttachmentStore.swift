@@ -26,6 +26,9 @@ public final class AttachmentStore: Sendable {
         public var imageCacheByteLimit: Int = 32 << 20
         /// How thumbnails are made and cached (200 px, one render per core, 32 MiB in memory).
         public var thumbnails = ThumbnailConfiguration()
+        /// Where the bytes of attachments that arrived by sync come from when someone asks for
+        /// them. Default `nil`: asking for them throws ``Error/notAvailableLocally(_:)``.
+        public var remoteBlobSource: (any RemoteBlobSource)?
         /// Where the store logs. Default: a logger labelled `attachment-store`.
         public var logger = Logger(label: "attachment-store")
 
@@ -44,6 +47,10 @@ public final class AttachmentStore: Sendable {
     let blobs: BlobStore
     let imageCache: MemoryCache<String, Data>
     let thumbnails: ThumbnailPipeline
+    let clock: HybridClock
+
+    /// This store's stable peer id, made when the store was created.
+    public var peerID: String { clock.peer }
 
     private init(layout: StoreLayout, catalog: Catalog, configuration: Configuration) {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
@@ -52,6 +59,7 @@ public final class AttachmentStore: Sendable {
         self.blobs = BlobStore(root: layout.root, placement: catalog.placement)
         self.configuration = configuration
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
+        self.clock = HybridClock(peer: catalog.peerID, latest: catalog.latestClock)
         self.thumbnails = ThumbnailPipeline(configuration: configuration.thumbnails, cachePath: layout.cachePath,
                                             logger: configuration.logger)
     }

@@ -6,6 +6,13 @@ struct IngestedBlob: Sendable {
     let mediaType: String
     let image: ImageHeader?
 
+    /// A staged blob whose type is already known (bytes received from a peer).
+    init(staged: StagedBlob, mediaType: String, image: ImageHeader?) {
+        self.staged = staged
+        self.mediaType = mediaType
+        self.image = image
+    }
+
     /// Sniffs and (for raster images) probes a staged blob. Blocks.
     init(staged: StagedBlob) {
         self.staged = staged
