@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AttachmentStore", targets: ["AttachmentStore"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "AttachmentSync", targets: ["AttachmentSync"]),
         .executable(name: "attach", targets: ["attach"]),
     ],
     dependencies: [
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -41,10 +44,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "AttachmentSync",
+            dependencies: [
+                "AttachmentStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "attach",
             dependencies: [
-                "AttachmentStore",
+                "AttachmentStore", "AttachmentSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
