@@ -19,7 +19,7 @@ struct AttachCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
             ExportCommand.self, RemoveCommand.self, VerifyCommand.self, GarbageCollectCommand.self,
-            StatsCommand.self,
+            StatsCommand.self, ServeCommand.self,
         ]
     )
 

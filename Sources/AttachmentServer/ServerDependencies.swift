@@ -1,0 +1,16 @@
+import AttachmentStore
+import Hummingbird
+
+/// What every route needs, built once per application.
+struct ServerDependencies: Sendable {
+    /// The store the server serves.
+    let store: AttachmentStore
+    /// How the server was configured.
+    let configuration: ServerConfiguration
+    /// The metrics registry.
+    let metrics: ServerMetrics
+    /// Reads blob files in chunks off the cooperative pool.
+    let fileIO: FileIO
+    /// The web UI's static files and the OpenAPI document, loaded at start.
+    let assets: StaticAssets
+}
