@@ -29,9 +29,9 @@ struct ServerFixture: Sendable {
         return try await app.test(setup) { client in try await body(client) }
     }
 
-    /// A second handle on the same store, to seed it or look inside.
+    /// A second handle on the same store (created when missing), to seed it or look inside.
     func store() async throws -> AttachmentStore {
-        try await AttachmentStore.open(at: configuration.storeDirectory)
+        try await AttachmentStore.create(at: configuration.storeDirectory)
     }
 }
 
