@@ -90,12 +90,15 @@ let package = Package(
         ),
         .testTarget(
             name: "AttachmentStoreTests",
-            dependencies: ["AttachmentStore", "TestSupport"]
+            dependencies: [
+                "AttachmentStore", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "AttachCLITests",
             dependencies: [
-                "attach", "peak-rss", "TestSupport", "AttachmentStore",
+                "attach", "peak-rss", "TestSupport", "AttachmentStore", "Imaging",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -55,6 +55,20 @@ seed_bytes=$(stat -c %s "$seed")
 seed_args=()
 for ((i = 0; i < seed_times; i++)); do seed_args+=("$seed"); done
 
+# The output must be writable, with one ingest section or none: checked now, not after the runs.
+count_markers() { # prints "BEGINS ENDS" for file $1
+  printf '%s %s\n' "$(grep -c '^<!-- ingest:begin -->$' "$1" || true)" "$(grep -c '^<!-- ingest:end -->$' "$1" || true)"
+}
+if [ -f "$out" ]; then
+  [ -w "$out" ] || die "$out is not writable"
+  read -r begins ends < <(count_markers "$out")
+  if ! { [ "$begins" = 0 ] && [ "$ends" = 0 ]; } && ! { [ "$begins" = 1 ] && [ "$ends" = 1 ]; }; then
+    die "$out has $begins '<!-- ingest:begin -->' and $ends '<!-- ingest:end -->' lines; expected one of each (or none). Fix the markers; nothing was run."
+  fi
+else
+  [ -w "$(dirname "$out")" ] || die "cannot create $out: its folder is not writable"
+fi
+
 # --- scratch ---------------------------------------------------------------------------------
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/attach-bench.XXXXXX")
 cleanup() {
@@ -91,19 +105,19 @@ stat_field() { # stat_field STORE NAME: a number from `attach stats --json`
 }
 
 # --- timed runs (cp and attach interleaved, so drift over time affects both alike) ------------
-declare -a t_cp t_att t_cpseed t_attseed k_cp k_att k_cpseed k_attseed b_cp b_att b_cpseed b_attseed
+declare -a t_cp t_att t_cpseed t_attseed k_cp k_att k_cpseed k_attseed b_attseed
 say "corpus $corpus: ${#files[@]} photos, $input_bytes bytes; seed $seed_bytes bytes x $seed_times"
 say "binary $bin; $runs run(s); scratch $scratch"
 for ((r = 1; r <= runs; r++)); do
   d=$scratch/cp; fresh "$d"; mkdir "$d"; warm "${files[@]}"
   t0=$(now); cp -- "${files[@]}" "$d/"; sync; t1=$(now)
-  t_cp+=("$(elapsed "$t0" "$t1")"); k_cp+=("$(du -sk "$d" | cut -f1)"); b_cp+=("$(du -sb "$d" | cut -f1)")
+  t_cp+=("$(elapsed "$t0" "$t1")"); k_cp+=("$(du -sk "$d" | cut -f1)")
   say "run $r/$runs  cp + sync, ${#files[@]} photos: ${t_cp[-1]} s"
   fresh "$d"
 
   s=$scratch/store; fresh "$s"; attach_quiet init --store "$s"; warm "${files[@]}"
   t0=$(now); attach_quiet import --store "$s" --new-note bench -- "${files[@]}"; t1=$(now)
-  t_att+=("$(elapsed "$t0" "$t1")"); k_att+=("$(du -sk "$s" | cut -f1)"); b_att+=("$(du -sb "$s" | cut -f1)")
+  t_att+=("$(elapsed "$t0" "$t1")"); k_att+=("$(du -sk "$s" | cut -f1)")
   n=$(stat_field "$s" attachments); nb=$(stat_field "$s" blobs)
   [ "$n" = "${#files[@]}" ] && [ "$nb" = "${#files[@]}" ] \
     || die "store holds $n attachments and $nb blobs after importing ${#files[@]} distinct photos"
@@ -112,7 +126,7 @@ for ((r = 1; r <= runs; r++)); do
 
   d=$scratch/cpseed; fresh "$d"; mkdir "$d"; warm "$seed"
   t0=$(now); cp -- "${seed_links[@]}" "$d/"; sync; t1=$(now)
-  t_cpseed+=("$(elapsed "$t0" "$t1")"); k_cpseed+=("$(du -sk "$d" | cut -f1)"); b_cpseed+=("$(du -sb "$d" | cut -f1)")
+  t_cpseed+=("$(elapsed "$t0" "$t1")"); k_cpseed+=("$(du -sk "$d" | cut -f1)")
   say "run $r/$runs  cp + sync, seed x $seed_times: ${t_cpseed[-1]} s"
   fresh "$d"
 
@@ -156,7 +170,7 @@ m_cp=$(median "${t_cp[@]}"); m_att=$(median "${t_att[@]}")
 m_cpseed=$(median "${t_cpseed[@]}"); m_attseed=$(median "${t_attseed[@]}")
 mk_cp=$(median "${k_cp[@]}"); mk_att=$(median "${k_att[@]}")
 mk_cpseed=$(median "${k_cpseed[@]}"); mk_attseed=$(median "${k_attseed[@]}")
-mb_att=$(median "${b_att[@]}"); mb_attseed=$(median "${b_attseed[@]}")
+mb_attseed=$(median "${b_attseed[@]}")
 # One image's footprint, measured where the stores live (same filesystem, same block size).
 cp -- "$seed" "$scratch/one.jpg"; k_one=$(du -sk "$scratch/one.jpg" | cut -f1)
 
@@ -223,15 +237,14 @@ section=$(
   echo
   echo "### What this shows"
   echo
-  echo "attach import took ${x_time}× the time of cp + sync for the same $nphotos files (median $(printf '%.3f' "$m_att") s, about $(mbs "$input_bytes" "$m_att") MiB/s, against $(printf '%.3f' "$m_cp") s, about $(mbs "$input_bytes" "$m_cp") MiB/s). That price buys durability per file: each attach import hashes the bytes while copying, fsyncs each file and the directory it is renamed into, and commits a SQLite transaction per file (WAL, synchronous = FULL), so every photo reported as imported survives a crash; cp + sync makes everything durable once, at the end. For the $nphotos distinct photos the store takes ${x_disk}× the disk of the plain copies ($((overhead_kib)) KiB more: the catalog and the blob folders)."
+  echo "attach import took ${x_time}× the time of cp + sync for the same $nphotos files (median $(printf '%.3f' "$m_att") s, about $(mbs "$input_bytes" "$m_att") MiB/s, against $(printf '%.3f' "$m_cp") s, about $(mbs "$input_bytes" "$m_cp") MiB/s). That price buys durability per file: each attach import hashes the bytes while copying, fsyncs each file and the directory it is renamed into, and commits a SQLite transaction per file (WAL, synchronous = FULL), so each photo is on disk before the next one starts; cp + sync makes everything durable once, at the end. attach's time also includes starting the process and opening the catalog once. For the $nphotos distinct photos the store takes ${x_disk}× the disk of the plain copies ($((overhead_kib)) KiB more: the catalog and the blob folders)."
   echo
-  echo "Importing seed-3.7mb.jpg $seed_times times (workload a) keeps one blob and $seed_times attachments: the store takes ${x_one}× the disk of one image ($mk_attseed KiB against $k_one KiB; $mb_attseed bytes apparent), where cp's $seed_times copies take $mk_cpseed KiB. attach still reads and hashes every copy, so it took ${x_seed}× the time of cp + sync writing the $seed_times copies (median $(printf '%.3f' "$m_attseed") s against $(printf '%.3f' "$m_cpseed") s)."
+  echo "Importing seed-3.7mb.jpg $seed_times times (workload a) keeps one blob and $seed_times attachments: the store takes ${x_one}× the disk of one image ($mk_attseed KiB against $k_one KiB; $mb_attseed bytes apparent), where cp's $seed_times copies take $mk_cpseed KiB. Deduplication saves disk, not time: attach still copies each of the $seed_times into a staging file, hashing it, and fsyncs it before finding the blob already present and dropping the copy, so it took ${x_seed}× the time of cp + sync writing the $seed_times copies (median $(printf '%.3f' "$m_attseed") s against $(printf '%.3f' "$m_cpseed") s)."
   echo '<!-- ingest:end -->'
 )
 
 if [ -f "$out" ]; then
-  begins=$(grep -c '^<!-- ingest:begin -->$' "$out" || true)
-  ends=$(grep -c '^<!-- ingest:end -->$' "$out" || true)
+  read -r begins ends < <(count_markers "$out")
   if [ "$begins" = 0 ] && [ "$ends" = 0 ]; then
     { cat "$out"; echo; echo "$section"; } > "$scratch/out.md"
   elif [ "$begins" = 1 ] && [ "$ends" = 1 ]; then
@@ -241,7 +254,7 @@ if [ -f "$out" ]; then
       /^<!-- ingest:end -->$/ { skip = 0; next }
       !skip { print }' "$out" > "$scratch/out.md"
   else
-    die "$out has $begins '<!-- ingest:begin -->' and $ends '<!-- ingest:end -->' lines; expected one of each (or none). Left unchanged."
+    die "$out changed while the benchmark ran: its ingest markers are no longer one of each (or none). Left unchanged."
   fi
   cat "$scratch/out.md" > "$out"
 else

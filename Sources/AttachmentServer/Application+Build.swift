@@ -24,6 +24,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "attach"
         ),
+        services: [StoreDrainService(store: dependencies.store)],
         onServerRunning: { channel in
             await onRunning?(channel.localAddress?.port ?? configuration.port)
         },

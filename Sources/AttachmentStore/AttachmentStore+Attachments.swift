@@ -18,7 +18,7 @@ extension AttachmentStore {
         progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> Attachment {
         let blob = try await ingest(.file(url, progress: progress))
-        return try await insertAttachment(blob, note: note, filename: filename ?? url.lastPathComponent, metadata: metadata)
+        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename ?? url.lastPathComponent, metadata: metadata))
     }
 
     /// Adds bytes already in memory to the end of a note's attachments.
@@ -27,7 +27,7 @@ extension AttachmentStore {
         to note: NoteID, data: Data, filename: String, metadata: [String: String] = [:]
     ) async throws -> Attachment {
         let blob = try await ingest(.data(data))
-        return try await insertAttachment(blob, note: note, filename: filename, metadata: metadata)
+        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename, metadata: metadata))
     }
 
     /// Adds bytes that arrive as an asynchronous sequence of chunks (an upload, a pipe).
@@ -39,7 +39,7 @@ extension AttachmentStore {
         to note: NoteID, bytes: Bytes, filename: String, metadata: [String: String] = [:]
     ) async throws -> Attachment where Bytes.Element: DataProtocol {
         let blob = try await ingest(bytes: bytes)
-        return try await insertAttachment(blob, note: note, filename: filename, metadata: metadata)
+        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename, metadata: metadata))
     }
 
     private func insertAttachment(
@@ -83,7 +83,7 @@ extension AttachmentStore {
     }
 
     private func replace(_ id: AttachmentID, with blob: IngestedBlob, filename: String?) async throws -> Attachment {
-        try await committing(blob) { db in
+        prefetchingThumbnail(try await committing(blob) { db in
             guard var record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
@@ -97,7 +97,7 @@ extension AttachmentStore {
             record.updatedAt = Date()
             try record.update(db)
             return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
-        }
+        })
     }
 
     /// Deletes an attachment; its note stays. Later attachments move up one position.

@@ -31,6 +31,12 @@ extension AttachmentStore {
         case catalog(String)
         /// An argument was out of range or malformed.
         case invalidArgument(String)
+        /// The attachment is not an image the store can read, so it has no thumbnail.
+        case notAnImage(AttachmentID)
+        /// The attachment claims to be an image but cannot be decoded (truncated, corrupt).
+        case imageUnreadable(AttachmentID, reason: String)
+        /// The image is over the configured pixel or byte limit; it was not decoded.
+        case imageTooLarge(AttachmentID, reason: String)
 
         public var description: String {
             switch self {
@@ -61,6 +67,12 @@ extension AttachmentStore {
                 return "catalog error: \(message)"
             case .invalidArgument(let message):
                 return message
+            case .notAnImage(let id):
+                return "attachment \(id) is not an image this store can read, so it has no thumbnail"
+            case .imageUnreadable(let id, let reason):
+                return "the image of attachment \(id) cannot be decoded: \(reason)"
+            case .imageTooLarge(let id, let reason):
+                return "the image of attachment \(id) is too large to decode: \(reason)"
             }
         }
     }

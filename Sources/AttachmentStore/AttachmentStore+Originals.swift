@@ -14,4 +14,17 @@ extension AttachmentStore {
         guard attachment.availability == .local else { throw Error.notAvailableLocally(id) }
         return AttachmentContent(attachment: attachment, fileURL: URL(filePath: blobs.path(for: attachment.blobHash)))
     }
+
+    /// The original bytes as chunks that report progress, for loads a person watches.
+    ///
+    /// ```swift
+    /// for try await chunk in try await store.originalStream(for: id) {
+    ///     progressView.value = chunk.fraction
+    /// }
+    /// ```
+    /// - Throws: as ``original(of:)``; iteration throws `CancellationError` when cancelled.
+    public func originalStream(for id: AttachmentID, chunkSize: Int = 256 << 10) async throws -> OriginalStream {
+        let content = try await original(of: id)
+        return OriginalStream(chunks: content.chunks(chunkSize: chunkSize), total: content.byteCount)
+    }
 }

@@ -21,6 +21,8 @@ public final class AttachmentStore: Sendable {
         public var busyTimeout: TimeInterval = 30
         /// Byte budget of the in-memory cache of the key-value image store. Default 32 MiB.
         public var imageCacheByteLimit: Int = 32 << 20
+        /// How thumbnails are made and cached (200 px, one render per core, 32 MiB in memory).
+        public var thumbnails = ThumbnailConfiguration()
         /// Where the store logs. Default: a logger labelled `attachment-store`.
         public var logger = Logger(label: "attachment-store")
 
@@ -36,6 +38,7 @@ public final class AttachmentStore: Sendable {
     let catalog: Catalog
     let blobs: BlobStore
     let imageCache: MemoryCache<String, Data>
+    let thumbnails: ThumbnailPipeline
 
     private init(layout: StoreLayout, catalog: Catalog, configuration: Configuration) {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
@@ -44,6 +47,8 @@ public final class AttachmentStore: Sendable {
         self.blobs = BlobStore(root: layout.root)
         self.configuration = configuration
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
+        self.thumbnails = ThumbnailPipeline(configuration: configuration.thumbnails, cachePath: layout.cachePath,
+                                            logger: configuration.logger)
     }
 
     /// Opens the existing store at `directory`.

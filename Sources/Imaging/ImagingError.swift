@@ -9,6 +9,12 @@ public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedFormat(path: String)
     /// The data claims a known format but cannot be decoded (truncated, corrupt).
     case unreadable(path: String, reason: String)
+    /// The header declares more pixels than the configured limit; nothing was decoded.
+    case tooManyPixels(path: String, pixels: Int, limit: Int)
+    /// The file is larger than the configured limit; nothing was decoded.
+    case tooManyBytes(path: String, bytes: Int64, limit: Int64)
+    /// The work was cancelled before it finished.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -18,6 +24,12 @@ public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path) is not an image format this store can read"
         case .unreadable(let path, let reason):
             return "\(path) could not be read as an image: \(reason)"
+        case .tooManyPixels(let path, let pixels, let limit):
+            return "\(path) declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); it was not decoded"
+        case .tooManyBytes(let path, let bytes, let limit):
+            return "\(path) is \(bytes) bytes, over the limit of \(limit) for decoding"
+        case .cancelled:
+            return "image processing was cancelled"
         }
     }
 }

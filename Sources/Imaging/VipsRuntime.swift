@@ -11,12 +11,21 @@ enum VipsRuntime {
         guard cvips_init("attach") == 0 else {
             return .failure(.libraryUnavailable(lastError()))
         }
+        cvips_silence_warnings()
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)
         vips_cache_set_max_files(0)
         vips_block_untrusted_set(1)
+        vips_concurrency_set(1)
         return .success(())
     }()
+
+    /// Sets how many threads one libvips operation may use. The store runs several operations
+    /// at once (one per core by default), each with one thread, which keeps every core busy
+    /// without oversubscribing them.
+    static func setThreadsPerOperation(_ count: Int) {
+        vips_concurrency_set(Int32(max(1, count)))
+    }
 
     /// Starts libvips if needed.
     /// - Throws: ``ImagingError/libraryUnavailable(_:)`` when libvips cannot start.

@@ -9,9 +9,9 @@ public struct StoreFixture: Sendable {
     public let store: AttachmentStore
 
     /// Creates the folder and the store in `<temp>/store`.
-    public init(_ label: String = "store") async throws {
+    public init(_ label: String = "store", configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) async throws {
         directory = try TemporaryDirectory(label)
-        store = try await AttachmentStore.create(at: directory.appending("store"))
+        store = try await AttachmentStore.create(at: directory.appending("store"), configuration: configuration)
     }
 
     /// The store folder.
@@ -19,6 +19,6 @@ public struct StoreFixture: Sendable {
 
     /// Paths of every file in the store, relative to it, except the catalog's own files.
     public var blobAndTemporaryFiles: [String] {
-        Files.tree(storeURL).filter { !$0.hasPrefix("catalog.sqlite") }
+        Files.tree(storeURL).filter { !$0.hasPrefix("catalog.sqlite") && !$0.hasPrefix("cache/") }
     }
 }

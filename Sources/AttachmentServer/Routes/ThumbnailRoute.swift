@@ -1,7 +1,14 @@
 import AttachmentStore
 import Hummingbird
 
-/// `GET /api/attachments/{id}/thumbnail?size=N`. Waits for the store's thumbnail pipeline.
+/// `GET /api/attachments/{id}/thumbnail?size=N`: a downscaled, upright copy without metadata,
+/// made by the store's background pipeline and cached there (memory, then disk).
+///
+/// `size` must be one of the configured sizes (default 200, 400, 800, 2048): a fixed set keeps
+/// the cache small and stops clients from asking for arbitrary renders. Attachments that are
+/// not images, and images that cannot be decoded, answer 422. The ETag names the content hash
+/// and the size, so `If-None-Match` answers 304 before any render; with `?v=<hash>` the answer
+/// is cached as immutable.
 struct ThumbnailRoute {
     let dependencies: ServerDependencies
 
@@ -11,21 +18,55 @@ struct ThumbnailRoute {
 
     @Sendable func thumbnail(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try AttachmentRoutes.attachmentID(context)
-        _ = try Self.size(request, allowed: dependencies.configuration.thumbnailSizes)
-        _ = try await dependencies.store.attachment(id)
-        throw ServerError(.notImplemented, code: "thumbnails_unavailable", message: "thumbnails are not built yet")
+        let size = try Self.size(request, allowed: dependencies.configuration.thumbnailSizes)
+        let store = dependencies.store
+        let attachment = try await store.attachment(id)
+        let tag = "\"\(attachment.blobHash.rawValue)-\(size)\""
+        var headers: HTTPFields = [
+            .eTag: tag,
+            .cacheControl: request.uri.queryParameters.get("v") == attachment.blobHash.rawValue
+                ? "public, max-age=31536000, immutable" : "no-cache",
+        ]
+        if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: tag) {
+            dependencies.metrics.recordThumbnail(result: "not_modified")
+            return Response(status: .notModified, headers: headers)
+        }
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try await store.thumbnail(for: id, maxPixelSize: size)
+        } catch let error as AttachmentStore.Error {
+            dependencies.metrics.recordThumbnail(result: ServerError(error).code)
+            throw error
+        }
+        dependencies.metrics.recordThumbnail(result: "ok")
+        headers[.contentType] = thumbnail.mediaType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: thumbnail.data)))
     }
 
-    /// The `size` query parameter, which must be one of `allowed`.
+    /// The `size` query parameter, which must be one of `allowed`; the smallest when absent.
     /// - Throws: 400 `invalid_size`.
     static func size(_ request: Request, allowed: [Int]) throws -> Int {
-        guard let text = request.uri.queryParameters.get("size") else { return allowed.first ?? 200 }
+        guard let text = request.uri.queryParameters.get("size") else { return allowed.min() ?? 200 }
         guard let size = Int(text), allowed.contains(size) else {
             throw ServerError.badRequest("size must be one of \(allowed.map(String.init).joined(separator: ", "))", code: "invalid_size")
         }
         return size
     }
 
-    /// Copies the pipeline's counters into the metrics before a scrape.
-    static func sampleGauges(_ dependencies: ServerDependencies) async {}
+    /// Copies the pipeline's counters into gauges before a scrape: requests, cache hits by
+    /// level, renders (cache misses) by outcome, cancelled jobs, queue depth, jobs in flight.
+    static func sampleGauges(_ dependencies: ServerDependencies) async {
+        let statistics = dependencies.store.thumbnailStatistics
+        let metrics = dependencies.metrics
+        metrics.set(gauge: "attach_thumbnail_pipeline_requests", to: Double(statistics.requests))
+        metrics.set(gauge: "attach_thumbnail_cache_hits", to: Double(statistics.memoryHits), dimensions: [("cache", "memory")])
+        metrics.set(gauge: "attach_thumbnail_cache_hits", to: Double(statistics.diskHits), dimensions: [("cache", "disk")])
+        metrics.set(gauge: "attach_thumbnail_cache_misses", to: Double(statistics.rendersStarted))
+        metrics.set(gauge: "attach_thumbnail_coalesced", to: Double(statistics.coalesced))
+        metrics.set(gauge: "attach_thumbnail_renders", to: Double(statistics.rendersFinished), dimensions: [("result", "finished")])
+        metrics.set(gauge: "attach_thumbnail_renders", to: Double(statistics.rendersFailed), dimensions: [("result", "failed")])
+        metrics.set(gauge: "attach_thumbnail_jobs_cancelled", to: Double(statistics.jobsCancelled))
+        metrics.set(gauge: "attach_thumbnail_queue_depth", to: Double(statistics.queueDepth))
+        metrics.set(gauge: "attach_thumbnail_jobs_in_flight", to: Double(statistics.jobsInFlight))
+    }
 }

@@ -52,10 +52,9 @@ struct BlobStore: Sendable {
     /// so that `gc` (which also deletes inside a write transaction) cannot interleave. Blocks.
     func install(_ staged: StagedBlob) throws(AttachmentStore.Error) -> Installation {
         let destination = path(for: staged.hash)
+        if isPresent(staged) { return .alreadyPresent }
+        try staged.makeDurable()
         do throws(SystemError) {
-            if let existing = try POSIXFile.status(destination), Int64(existing.st_size) == staged.byteCount {
-                return .alreadyPresent
-            }
             let directory = String(destination[..<destination.lastIndex(of: "/")!])
             try POSIXFile.makeDirectories(directory)
             if let fd = staged.fileDescriptor { fchmod(fd, 0o444) }
@@ -65,6 +64,18 @@ struct BlobStore: Sendable {
         } catch {
             throw .writeFailed(path: root, reason: error.reason)
         }
+    }
+
+    /// Whether the blob `staged` would become is already stored (same name, same size).
+    func isPresent(_ staged: StagedBlob) -> Bool {
+        guard let existing = try? POSIXFile.status(path(for: staged.hash)) else { return false }
+        return Int64(existing.st_size) == staged.byteCount
+    }
+
+    /// Syncs a staged blob unless its content is already stored, so that the later install
+    /// (inside the catalog transaction) rarely has to wait for a sync. Blocks.
+    func prepare(_ staged: StagedBlob) throws(AttachmentStore.Error) {
+        if !isPresent(staged) { try staged.makeDurable() }
     }
 
     /// Deletes a blob file. Call only inside a catalog write transaction that has just found
@@ -113,11 +124,22 @@ struct BlobStore: Sendable {
                 copied += Int64(count)
                 progress?(copied)
             }
-            return try writer.finish()
+            return try finishAndPrepare(writer)
         } catch {
             writer.abort()
             throw error
         }
+    }
+
+    private func finishAndPrepare(_ writer: BlobWriter) throws(AttachmentStore.Error) -> StagedBlob {
+        let staged = try writer.finish()
+        do {
+            try prepare(staged)
+        } catch {
+            staged.release()
+            throw error
+        }
+        return staged
     }
 
     /// Stages bytes already in memory. Blocks.
@@ -125,7 +147,7 @@ struct BlobStore: Sendable {
         let writer = try makeWriter()
         do {
             try data.withUnsafeBytes { buffer in try writer.append(buffer) }
-            return try writer.finish()
+            return try finishAndPrepare(writer)
         } catch {
             writer.abort()
             throw error
@@ -152,7 +174,7 @@ struct BlobStore: Sendable {
             let last = pending
             return try await BlockingPool.run {
                 try writer.append(last)
-                return try writer.finish()
+                return try finishAndPrepare(writer)
             }
         } catch {
             writer.abort()

@@ -65,20 +65,16 @@ final class BlobWriter: Sendable {
         try bytes.withUnsafeBytes { buffer in try append(buffer) }
     }
 
-    /// Makes the bytes durable (`fsync`) and returns the staged blob, still locked. Blocks.
+    /// Ends writing and returns the staged blob, still locked. The bytes are not yet synced:
+    /// ``BlobStore`` syncs them only when they will become a new blob. Blocks.
     func finish() throws(AttachmentStore.Error) -> StagedBlob {
         let storePath = self.storePath
         let path = temporaryPath
         return try state.withLock { (state: inout State?) throws(AttachmentStore.Error) -> StagedBlob in
             guard let current = state else { throw .writeFailed(path: storePath, reason: "ingest already finished") }
-            do throws(SystemError) {
-                try POSIXFile.sync(current.fd)
-            } catch {
-                throw .writeFailed(path: storePath, reason: error.reason)
-            }
             state = nil
             return StagedBlob(
-                temporaryPath: path, descriptor: current.fd,
+                temporaryPath: path, descriptor: current.fd, storePath: storePath,
                 hash: BlobHash(digest: current.hasher.finalize()),
                 byteCount: current.byteCount, head: current.head
             )

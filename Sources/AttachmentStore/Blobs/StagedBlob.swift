@@ -3,10 +3,17 @@ import Synchronization
 import Glibc
 #endif
 
-/// Bytes that are durable in `tmp/` and hashed, waiting to be installed into `blobs/`.
+/// Bytes written to `tmp/` and hashed, waiting to be installed into `blobs/`.
 ///
 /// The temporary file stays locked until ``release()``, so no `gc` removes it meanwhile.
+/// Its bytes are synced (``makeDurable()``) before they can become a blob; a copy of content
+/// the store already has is never synced, only dropped.
 final class StagedBlob: Sendable {
+    private struct State {
+        var fd: Int32?
+        var durable = false
+    }
+
     /// The temporary file holding the bytes.
     let temporaryPath: String
     /// SHA-256 of the bytes.
@@ -15,11 +22,13 @@ final class StagedBlob: Sendable {
     let byteCount: Int64
     /// The first bytes, for media-type sniffing.
     let head: [UInt8]
-    private let descriptor: Mutex<Int32?>
+    private let storePath: String
+    private let state: Mutex<State>
 
-    init(temporaryPath: String, descriptor: Int32, hash: BlobHash, byteCount: Int64, head: [UInt8]) {
+    init(temporaryPath: String, descriptor: Int32, storePath: String, hash: BlobHash, byteCount: Int64, head: [UInt8]) {
         self.temporaryPath = temporaryPath
-        self.descriptor = Mutex(descriptor)
+        self.storePath = storePath
+        self.state = Mutex(State(fd: descriptor))
         self.hash = hash
         self.byteCount = byteCount
         self.head = head
@@ -28,16 +37,30 @@ final class StagedBlob: Sendable {
     deinit { release() }
 
     /// The open descriptor of the temporary file, while the blob is staged.
-    var fileDescriptor: Int32? { descriptor.withLock { $0 } }
+    var fileDescriptor: Int32? { state.withLock { $0.fd } }
+
+    /// Syncs the bytes to stable storage, once. Blocks.
+    func makeDurable() throws(AttachmentStore.Error) {
+        let storePath = self.storePath
+        try state.withLock { (state: inout State) throws(AttachmentStore.Error) in
+            guard !state.durable, let fd = state.fd else { return }
+            do throws(SystemError) {
+                try POSIXFile.sync(fd)
+            } catch {
+                throw .writeFailed(path: storePath, reason: error.reason)
+            }
+            state.durable = true
+        }
+    }
 
     /// Deletes the temporary file if it is still there and drops the lock. Idempotent. Blocks.
     func release() {
         let path = temporaryPath
-        descriptor.withLock { fd in
-            guard let open = fd else { return }
+        state.withLock { state in
+            guard let open = state.fd else { return }
             unlink(path)
             close(open)
-            fd = nil
+            state.fd = nil
         }
     }
 }

@@ -20,6 +20,8 @@ struct ImportCommand: AsyncParsableCommand {
     var note: String?
     @Option(help: ArgumentHelp("Create a note with this title and add to it.", valueName: "TITLE"))
     var newNote: String?
+    @Flag(help: "Do not make thumbnails now (they are made when first asked for).")
+    var noThumbnails = false
     @Flag(help: "Print one JSON line per file and a JSON summary.")
     var json = false
 
@@ -29,7 +31,9 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await storeOptions.open()
+        var configuration = AttachmentStore.Configuration()
+        configuration.thumbnails.generateAfterImport = !noThumbnails
+        let store = try await storeOptions.open(configuration: configuration)
         let noteID = if let note { try await store.resolveNoteID(note) } else { try await store.createNote(title: newNote ?? "").id }
         let plan = ImportPlan(inputs: inputs)
         var outcome = ImportOutcome(note: noteID, failures: plan.failures)
@@ -53,6 +57,9 @@ struct ImportCommand: AsyncParsableCommand {
             bytesBefore += file.byteCount
             bar.update(done: bytesBefore, itemsDone: index + 1, label: file.path)
         }
+        bar.update(done: plan.totalBytes, itemsDone: plan.files.count, label: noThumbnails ? "" : "making thumbnails")
+        // Thumbnails were started in the background as each file landed; let them finish.
+        await store.waitForBackgroundWork()
         bar.finish()
         outcome.report(json: json)
         if let code = outcome.failures.map(\.exitCode).max() { throw CommandFailure(code: code) }

@@ -43,7 +43,8 @@ enum ExitStatus {
     static func code(for error: AttachmentStore.Error) -> Int32 {
         switch error {
         case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .ambiguousIdentifier,
-             .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally:
+             .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
+             .notAnImage, .imageUnreadable, .imageTooLarge:
             return inputError
         case .writeFailed, .blobMissing, .hashMismatch, .catalog:
             return damage

@@ -14,7 +14,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the existing store.
-    func open() async throws -> AttachmentStore {
-        try await AttachmentStore.open(at: url)
+    func open(configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) async throws -> AttachmentStore {
+        try await AttachmentStore.open(at: url, configuration: configuration)
     }
 }

@@ -1,0 +1,99 @@
+import Foundation
+import Imaging
+
+extension AttachmentStore {
+    /// A downscaled, upright, metadata-free image of an attachment, made in the background.
+    ///
+    /// Answered from memory, else from the disk cache, else rendered by libvips off the
+    /// cooperative pool. Concurrent requests for the same picture and size share one render;
+    /// when every requester has cancelled, the render is cancelled too.
+    ///
+    /// ```swift
+    /// let thumbnail = try await store.thumbnail(for: photo.id)          // 200 px, JPEG
+    /// ```
+    /// - Parameters:
+    ///   - maxPixelSize: the longest side in pixels (default ``ThumbnailConfiguration/defaultSize``).
+    ///   - priority: `.visible` requests go before `.prefetch` ones.
+    /// - Throws: ``Error/notAnImage(_:)`` for attachments that are not images,
+    ///   ``Error/notAvailableLocally(_:)`` when the bytes are on a peer, ``Error/imageUnreadable(_:reason:)``,
+    ///   ``Error/imageTooLarge(_:reason:)``, ``Error/invalidArgument(_:)`` for a size out of range.
+    public func thumbnail(for id: AttachmentID, maxPixelSize: Int? = nil, priority: ThumbnailPriority = .visible) async throws -> Thumbnail {
+        let size = maxPixelSize ?? configuration.thumbnails.defaultSize
+        guard (1...configuration.thumbnails.maximumSize).contains(size) else {
+            throw Error.invalidArgument("thumbnail size \(size) is outside 1...\(configuration.thumbnails.maximumSize)")
+        }
+        let attachment = try await attachment(id)
+        guard MediaTypeSniffer.isReadableRaster(attachment.mediaType) else { throw Error.notAnImage(id) }
+        guard attachment.availability == .local else { throw Error.notAvailableLocally(id) }
+        let key = ThumbnailKey(hash: attachment.blobHash, size: size)
+        do {
+            return try await thumbnails.thumbnail(for: key, sourcePath: blobs.path(for: attachment.blobHash), priority: priority)
+        } catch let error as ImagingError {
+            throw Self.storeError(error, for: id)
+        }
+    }
+
+    /// The image decoded and downscaled for a viewer (default 2048 px on the longest side),
+    /// upright and without metadata; cached like thumbnails.
+    /// - Throws: as ``thumbnail(for:maxPixelSize:priority:)``.
+    public func displayImage(for id: AttachmentID, maxPixelSize: Int = 2048) async throws -> Thumbnail {
+        try await thumbnail(for: id, maxPixelSize: maxPixelSize, priority: .visible)
+    }
+
+    /// Starts making an attachment's thumbnail in the background at low priority, unless it is
+    /// cached, under way, not an image, or not here. Returns at once.
+    public func prefetchThumbnail(for attachment: Attachment, maxPixelSize: Int? = nil) {
+        guard MediaTypeSniffer.isReadableRaster(attachment.mediaType), attachment.availability == .local else { return }
+        let size = maxPixelSize ?? configuration.thumbnails.defaultSize
+        let key = ThumbnailKey(hash: attachment.blobHash, size: size)
+        thumbnails.prefetch(key, sourcePath: blobs.path(for: attachment.blobHash))
+    }
+
+    /// Waits until every thumbnail under way now, prefetches included, is done.
+    public func waitForBackgroundWork() async {
+        await thumbnails.drain()
+    }
+
+    /// Counters of the thumbnail pipeline since this store value was opened.
+    public var thumbnailStatistics: ThumbnailStatistics { thumbnails.statistics }
+
+    /// Files and bytes in the thumbnail disk cache.
+    public func thumbnailCacheUsage() async throws -> (files: Int, bytes: Int64) {
+        let disk = thumbnails.disk
+        return try await BlockingPool.run { disk.usage() }
+    }
+
+    /// Empties the thumbnail caches, in memory and on disk. Thumbnails are derived data:
+    /// they are made again when next asked for.
+    public func clearThumbnailCache() async throws {
+        thumbnails.memory.removeAll()
+        let disk = thumbnails.disk
+        do {
+            try await BlockingPool.run { try disk.removeAll() }
+        } catch {
+            throw Error.writeFailed(path: disk.root, reason: String(describing: error))
+        }
+    }
+
+    /// Starts the default thumbnail of a freshly added image when configured to; returns the attachment.
+    func prefetchingThumbnail(_ attachment: Attachment) -> Attachment {
+        if configuration.thumbnails.generateAfterImport { prefetchThumbnail(for: attachment) }
+        return attachment
+    }
+
+    /// The store error an imaging failure means for attachment `id`.
+    static func storeError(_ error: ImagingError, for id: AttachmentID) -> Error {
+        switch error {
+        case .unsupportedFormat: .notAnImage(id)
+        case .tooManyPixels(_, let pixels, let limit):
+            .imageTooLarge(id, reason: "it declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); nothing was decoded")
+        case .tooManyBytes(_, let bytes, let limit):
+            .imageTooLarge(id, reason: "it is \(bytes) bytes, over the limit of \(limit); nothing was decoded")
+        case .unreadable(let path, let reason):
+            // libvips names the blob file; the attachment id already says which one it is.
+            .imageUnreadable(id, reason: reason.replacingOccurrences(of: path + ": ", with: ""))
+        case .libraryUnavailable: .imageUnreadable(id, reason: error.description)
+        case .cancelled: .imageUnreadable(id, reason: "cancelled")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Imaging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Encoded thumbnails on disk: `cache/thumbs/v1/<settings>/<ab>/<hash>-<size>`.
+///
+/// Derived data, safe to delete at any time (a miss re-renders). Files are written to a
+/// temporary name, synced and renamed, so a reader sees a whole thumbnail or none. Every
+/// method blocks.
+struct ThumbnailDiskCache: Sendable {
+    /// Bumped whenever rendering changes in a way that makes older thumbnails wrong.
+    static let pipelineVersion = "v1"
+
+    /// `<store>/cache/thumbs`.
+    let root: String
+    /// `<root>/<version>/<settings>`.
+    let directory: String
+
+    init(storeCachePath: String, options: ThumbnailRenderer.Options) {
+        root = storeCachePath + "/thumbs"
+        directory = root + "/" + Self.pipelineVersion + "/" + options.variantName
+    }
+
+    /// Where the thumbnail for `key` lives.
+    func path(for key: ThumbnailKey) -> String {
+        "\(directory)/\(key.hash.rawValue.prefix(2))/\(key.hash.rawValue)-\(key.size)"
+    }
+
+    /// The cached thumbnail, or `nil` when absent or unreadable (it is then re-rendered).
+    func thumbnail(for key: ThumbnailKey) -> Thumbnail? {
+        let path = path(for: key)
+        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty,
+              let header = try? ImageProbe.header(ofFileAt: path) else { return nil }
+        return Thumbnail(data: data, mediaType: header.format.mediaType, width: header.width, height: header.height)
+    }
+
+    /// Stores a thumbnail. A failure only costs a future re-render, so it is reported to the
+    /// caller to log, never to the requester.
+    func store(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws {
+        let path = path(for: key)
+        let folder = String(path[..<path.lastIndex(of: "/")!])
+        try POSIXFile.makeDirectories(folder)
+        let partial = path + ".part-\(UUID().uuidString.prefix(8))"
+        let fd = open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SystemError("open \(partial)") }
+        do {
+            defer { close(fd) }
+            try thumbnail.data.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
+            try POSIXFile.sync(fd)
+            guard rename(partial, path) == 0 else { throw SystemError("rename") }
+        } catch {
+            unlink(partial)
+            throw error
+        }
+    }
+
+    /// Number of cached thumbnails and their bytes.
+    func usage() -> (files: Int, bytes: Int64) {
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return (0, 0) }
+        var (files, bytes) = (0, Int64(0))
+        while let relative = enumerator.nextObject() as? String {
+            guard let info = try? POSIXFile.status(root + "/" + relative), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            files += 1
+            bytes += Int64(info.st_size)
+        }
+        return (files, bytes)
+    }
+
+    /// Deletes every cached thumbnail (all versions and settings).
+    func removeAll() throws {
+        guard FileManager.default.fileExists(atPath: root) else { return }
+        try FileManager.default.removeItem(atPath: root)
+    }
+}

@@ -1,0 +1,107 @@
+import CVips
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Renders downscaled, upright, metadata-free images with libvips.
+///
+/// Uses shrink-on-load (a 12 MP JPEG is decoded at 1/8 scale for a 200 px thumbnail), applies
+/// EXIF orientation, converts to 8-bit sRGB and encodes JPEG for opaque images, PNG or WebP
+/// for images with alpha. Limits are checked from the header first, so a decompression bomb
+/// is refused in milliseconds. Every function blocks: call it from a thread pool for blocking
+/// work, never from Swift's cooperative pool.
+public enum ThumbnailRenderer {
+    /// How to encode the output.
+    public struct Options: Sendable, Equatable {
+        /// JPEG quality for opaque images, 1...100. Default 80.
+        public var jpegQuality: Int
+        /// Encoding for images with alpha: `.png` or `.webp`. Default `.webp`.
+        public var alphaEncoding: RenderedImage.Encoding
+        /// WebP quality when ``alphaEncoding`` is `.webp`. Default 80.
+        public var webpQuality: Int
+        /// What will be decoded at all.
+        public var limits: ImageLimits
+
+        /// Options with the given values (defaults: JPEG 80, WebP 80 for alpha, default limits).
+        public init(jpegQuality: Int = 80, alphaEncoding: RenderedImage.Encoding = .webp, webpQuality: Int = 80,
+                    limits: ImageLimits = ImageLimits()) {
+            self.jpegQuality = jpegQuality
+            self.alphaEncoding = alphaEncoding == .jpeg ? .png : alphaEncoding
+            self.webpQuality = webpQuality
+            self.limits = limits
+        }
+
+        /// A short, stable name of the output settings, for cache keys (`q80-webp80`).
+        public var variantName: String {
+            "q\(jpegQuality)-" + (alphaEncoding == .png ? "png" : "webp\(webpQuality)")
+        }
+    }
+
+    /// Renders the image file at `path` to fit in `maxPixelSize` × `maxPixelSize` (never enlarged).
+    /// - Throws: ``ImagingError/unsupportedFormat(path:)``, ``ImagingError/tooManyPixels(path:pixels:limit:)``,
+    ///   ``ImagingError/tooManyBytes(path:bytes:limit:)``, ``ImagingError/unreadable(path:reason:)`` for
+    ///   truncated or corrupt data, ``ImagingError/cancelled``.
+    public static func render(
+        fileAt path: String, maxPixelSize: Int, options: Options = Options(),
+        cancellation: RenderCancellation = RenderCancellation()
+    ) throws(ImagingError) -> RenderedImage {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard Int64(info.st_size) <= options.limits.maximumBytes else {
+            throw .tooManyBytes(path: path, bytes: Int64(info.st_size), limit: options.limits.maximumBytes)
+        }
+        let header = try ImageProbe.header(ofFileAt: path)
+        guard header.pixelCount <= options.limits.maximumPixels else {
+            throw .tooManyPixels(path: path, pixels: header.pixelCount, limit: options.limits.maximumPixels)
+        }
+        guard !cancellation.isCancelled else { throw .cancelled }
+
+        let size = Int32(max(1, min(maxPixelSize, 10_000)))
+        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        guard cvips_thumbnail(path, &thumbnail, size, size) == 0, let thumbnail else {
+            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+        }
+        defer { cvips_unref(thumbnail) }
+        let displayable = try sRGB(thumbnail, path: path)
+        defer { cvips_unref(displayable) }
+
+        let hasAlpha = vips_image_hasalpha(displayable) != 0
+        let encoding: RenderedImage.Encoding = hasAlpha ? options.alphaEncoding : .jpeg
+        guard cancellation.begin(displayable) else { throw .cancelled }
+        defer { cancellation.end() }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32 = switch encoding {
+        case .jpeg: cvips_jpeg(displayable, &buffer, &length, Int32(options.jpegQuality))
+        case .png: cvips_png(displayable, &buffer, &length)
+        case .webp: cvips_webp(displayable, &buffer, &length, Int32(options.webpQuality))
+        }
+        guard status == 0, let buffer else {
+            let reason = VipsRuntime.lastError()
+            if cancellation.isCancelled { throw .cancelled }
+            throw .unreadable(path: path, reason: reason)
+        }
+        defer { cvips_free_buffer(buffer) }
+        var bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+        if encoding == .webp { bytes = WebPMetadataStripper.strip(bytes) }
+        return RenderedImage(
+            data: bytes, encoding: encoding,
+            width: Int(vips_image_get_width(displayable)), height: Int(vips_image_get_height(displayable))
+        )
+    }
+
+    /// The image as 8-bit sRGB (a new reference the caller releases).
+    private static func sRGB(_ image: UnsafeMutablePointer<VipsImage>, path: String) throws(ImagingError) -> UnsafeMutablePointer<VipsImage> {
+        var converted: UnsafeMutablePointer<VipsImage>?
+        guard cvips_to_srgb(image, &converted) == 0, let converted else {
+            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+        }
+        guard vips_image_get_format(converted) != VIPS_FORMAT_UCHAR else { return converted }
+        defer { cvips_unref(converted) }
+        var narrowed: UnsafeMutablePointer<VipsImage>?
+        guard cvips_to_uchar(converted, &narrowed) == 0, let narrowed else {
+            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+        }
+        return narrowed
+    }
+}
