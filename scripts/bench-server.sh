@@ -60,7 +60,8 @@ store=$scratch/store
 shopt -s nullglob
 photos=("$corpus"/fifty/*.jpg)
 shopt -u nullglob
-"$bin" import "${photos[@]:0:10}" --new-note "Photos" --store "$store" >/dev/null
+photo_note=$("$bin" note add "Photos" --store "$store")
+"$bin" import "${photos[@]:0:10}" --note "$photo_note" --store "$store" >/dev/null
 uploads_note=$("$bin" note add "Uploads" --store "$store")
 
 port=$(free_port)
@@ -111,8 +112,7 @@ uploaded=$(cat "$scratch"/uploads-* 2>/dev/null | wc -l)
 upload_mb=$(awk -v n="$uploaded" -v b="$(stat -c %s "$large")" 'BEGIN { printf "%.0f", n * b / 1048576 }')
 
 # --- 2. cached thumbnail: attach vs nginx -----------------------------------------------------
-photo=$(curl -fs "$url/api/notes?q=Photos&limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["notes"][0]["id"])')
-thumb_path=$(curl -fs "$url/api/notes/$photo/attachments" | python3 -c 'import json,sys; a=json.load(sys.stdin)["attachments"][0]; print(a["thumbnailUrl"])')
+thumb_path=$(curl -fs "$url/api/notes/$photo_note/attachments" | python3 -c 'import json,sys; a=json.load(sys.stdin)["attachments"][0]; print(a["thumbnailUrl"])')
 thumb_url="$url$thumb_path&size=200"
 mkdir -p "$scratch/www"
 curl -fs "$thumb_url" -o "$scratch/www/thumb.jpg"   # renders it once; from now on it is cached

@@ -39,7 +39,8 @@ extension ServerDependencies {
         storeConfiguration.logger = configuration.logger
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
         return ServerDependencies(
-            store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load()
+            store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
+            thumbnailResponses: ThumbnailResponseCache()
         )
     }
 }

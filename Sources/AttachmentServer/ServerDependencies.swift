@@ -13,4 +13,6 @@ struct ServerDependencies: Sendable {
     let fileIO: FileIO
     /// The web UI's static files and the OpenAPI document, loaded at start.
     let assets: StaticAssets
+    /// Finished answers for hash-addressed thumbnail URLs.
+    let thumbnailResponses: ThumbnailResponseCache
 }

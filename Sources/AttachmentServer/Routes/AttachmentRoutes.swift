@@ -45,7 +45,9 @@ struct AttachmentRoutes {
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await store.deleteAttachment(try Self.attachmentID(context))
+        let id = try Self.attachmentID(context)
+        try await store.deleteAttachment(id)
+        dependencies.thumbnailResponses.removeAll(of: id)
         return .noContent
     }
 
@@ -53,7 +55,9 @@ struct AttachmentRoutes {
     @Sendable func replace(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
         let id = try Self.attachmentID(context)
         _ = try await store.attachment(id)  // 404 before reading any byte
-        return AttachmentResource(try await UploadReceiver(dependencies: dependencies).replaceData(of: id, from: request))
+        let replaced = try await UploadReceiver(dependencies: dependencies).replaceData(of: id, from: request)
+        dependencies.thumbnailResponses.removeAll(of: id)
+        return AttachmentResource(replaced)
     }
 
     /// The `{id}` path parameter as an attachment id.

@@ -56,7 +56,10 @@ struct NoteRoutes {
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        try await store.deleteNote(try Self.noteID(context))
+        let id = try Self.noteID(context)
+        let attachments = try await store.attachments(of: id)
+        try await store.deleteNote(id)
+        for attachment in attachments { dependencies.thumbnailResponses.removeAll(of: attachment.id) }
         return .noContent
     }
 

@@ -8,7 +8,8 @@ import Hummingbird
 /// the cache small and stops clients from asking for arbitrary renders. Attachments that are
 /// not images, and images that cannot be decoded, answer 422. The ETag names the content hash
 /// and the size, so `If-None-Match` answers 304 before any render; with `?v=<hash>` the answer
-/// is cached as immutable.
+/// is cached as immutable, by browsers and in ``ThumbnailResponseCache`` (a repeat is answered
+/// without a catalog read).
 struct ThumbnailRoute {
     let dependencies: ServerDependencies
 
@@ -19,17 +20,18 @@ struct ThumbnailRoute {
     @Sendable func thumbnail(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try AttachmentRoutes.attachmentID(context)
         let size = try Self.size(request, allowed: dependencies.configuration.thumbnailSizes)
+        let version = request.uri.queryParameters.get("v")
+        if let version, let cached = dependencies.thumbnailResponses.entry(for: .init(attachment: id, hash: version, size: size)) {
+            return Self.answer(cached.body, mediaType: cached.mediaType, hash: version, size: size, immutable: true, request: request,
+                               metrics: dependencies.metrics, result: "cache_hit")
+        }
         let store = dependencies.store
         let attachment = try await store.attachment(id)
-        let tag = "\"\(attachment.blobHash.rawValue)-\(size)\""
-        var headers: HTTPFields = [
-            .eTag: tag,
-            .cacheControl: request.uri.queryParameters.get("v") == attachment.blobHash.rawValue
-                ? "public, max-age=31536000, immutable" : "no-cache",
-        ]
-        if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: tag) {
-            dependencies.metrics.recordThumbnail(result: "not_modified")
-            return Response(status: .notModified, headers: headers)
+        let hash = attachment.blobHash.rawValue
+        let immutable = version == hash
+        if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: Self.tag(hash: hash, size: size)) {
+            return Self.answer(nil, mediaType: nil, hash: hash, size: size, immutable: immutable, request: request,
+                               metrics: dependencies.metrics, result: "not_modified")
         }
         let thumbnail: Thumbnail
         do {
@@ -38,9 +40,32 @@ struct ThumbnailRoute {
             dependencies.metrics.recordThumbnail(result: ServerError(error).code)
             throw error
         }
-        dependencies.metrics.recordThumbnail(result: "ok")
-        headers[.contentType] = thumbnail.mediaType
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: thumbnail.data)))
+        let body = ByteBuffer(bytes: thumbnail.data)
+        if immutable {
+            dependencies.thumbnailResponses.insert(
+                .init(body: body, mediaType: thumbnail.mediaType, created: .now), for: .init(attachment: id, hash: hash, size: size))
+        }
+        return Self.answer(body, mediaType: thumbnail.mediaType, hash: hash, size: size, immutable: immutable, request: request,
+                           metrics: dependencies.metrics, result: "ok")
+    }
+
+    /// The strong ETag of the thumbnail of content `hash` at `size`.
+    static func tag(hash: String, size: Int) -> String { "\"\(hash)-\(size)\"" }
+
+    /// A 200 with `body`, or a 304 when `body` is `nil` or the client already has this tag.
+    static func answer(
+        _ body: ByteBuffer?, mediaType: String?, hash: String, size: Int, immutable: Bool, request: Request,
+        metrics: ServerMetrics, result: String
+    ) -> Response {
+        let tag = tag(hash: hash, size: size)
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: immutable ? "public, max-age=31536000, immutable" : "no-cache"]
+        guard let body, let mediaType, !EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: tag) else {
+            metrics.recordThumbnail(result: "not_modified")
+            return Response(status: .notModified, headers: headers)
+        }
+        metrics.recordThumbnail(result: result)
+        headers[.contentType] = mediaType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// The `size` query parameter, which must be one of `allowed`; the smallest when absent.
