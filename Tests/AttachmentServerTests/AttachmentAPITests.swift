@@ -212,3 +212,59 @@ struct AttachmentAPITests {
         }
     }
 }
+
+@Suite("Replacing data: errors", .timeLimit(.minutes(2)))
+struct ReplaceDataErrorTests {
+    @Test("replacing data refuses what an upload refuses",
+          arguments: [("no type", 415, "unsupported_media_type"), ("no name", 400, "filename_required"),
+                      ("empty", 422, "empty_upload"), ("too large", 413, "upload_too_large"), ("no token", 401, "unauthorized")])
+    func replaceErrors(kind: String, status: Int, code: String) async throws {
+        try await ServerFixture(token: kind == "no token" ? "t" : nil, maxUploadBytes: 1 << 20).test { client in
+            let auth: HTTPFields = kind == "no token" ? [.authorization: "Bearer t"] : [:]
+            var noteHeaders = JSON.headers
+            noteHeaders.append(contentsOf: auth)
+            let note = try await client.createNote(headers: noteHeaders)
+            let photo = try await client.upload("special/baseline.jpg", to: note.id, extraHeaders: auth)
+            var uri = "/api/attachments/\(photo.id)/data?filename=x.jpg"
+            var headers: HTTPFields = [.contentType: "image/jpeg"]
+            var body = ByteBuffer(string: "bytes")
+            switch kind {
+            case "no type": headers = [:]
+            case "no name": uri = "/api/attachments/\(photo.id)/data"
+            case "empty": body = ByteBuffer()
+            case "too large": body = ByteBuffer(repeating: 1, count: (1 << 20) + 1)
+            default: break
+            }
+            let response = try await client.execute(uri: uri, method: .put, headers: headers, body: body)
+            #expect(response.status.code == status)
+            #expect(JSON.errorCode(response) == code)
+            let unchanged = try JSON.decode(AttachmentResource.self, try await client.execute(uri: "/api/attachments/\(photo.id)", method: .get))
+            #expect(unchanged.hash == photo.hash)
+        }
+    }
+
+    @Test("a note body that is not JSON, or not application/json, is refused on create and update")
+    func noteBodyErrors() async throws {
+        try await ServerFixture().test { client in
+            let bad = try await client.execute(uri: "/api/notes", method: .post, headers: JSON.headers, body: ByteBuffer(string: "[1,2]"))
+            #expect(bad.status == .badRequest)
+            let note = try await client.createNote()
+            let wrongType = try await client.execute(
+                uri: "/api/notes/\(note.id)", method: .patch, headers: [.contentType: "text/plain"], body: ByteBuffer(string: #"{"title":"x"}"#))
+            #expect(wrongType.status == .unsupportedMediaType)
+        }
+    }
+
+    @Test("with a token, deleting an attachment without it is a 401")
+    func deleteAttachmentNeedsToken() async throws {
+        try await ServerFixture(token: "t").test { client in
+            let auth: HTTPFields = [.authorization: "Bearer t"]
+            var headers = JSON.headers
+            headers.append(contentsOf: auth)
+            let note = try await client.createNote(headers: headers)
+            let photo = try await client.upload("special/baseline.jpg", to: note.id, extraHeaders: auth)
+            #expect(try await client.execute(uri: "/api/attachments/\(photo.id)", method: .delete).status == .unauthorized)
+            #expect(try await client.execute(uri: "/api/attachments/\(photo.id)", method: .delete, headers: auth).status == .noContent)
+        }
+    }
+}
