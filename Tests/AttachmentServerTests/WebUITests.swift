@@ -49,11 +49,15 @@ struct WebUITests {
         }
     }
 
-    @Test("the page of an unknown note is a 404")
+    @Test("the page of an unknown note is an HTML 404 with a way back")
     func unknownNotePage() async throws {
         try await ServerFixture().test { client in
-            let response = try await client.execute(uri: "/notes/00000000-0000-0000-0000-000000000000", method: .get)
-            #expect(response.status == .notFound)
+            for path in ["/notes/00000000-0000-0000-0000-000000000000", "/notes/garbage"] {
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(String(buffer: response.body).contains("No such note"))
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ creates a note; imports two corpus photos through the file input and waits for b
 bars and both thumbnails; types into the note body while a 16 MB upload is in flight (upload
 throttled through DevTools so that it is) and checks the text was saved; double-clicks a
 thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
-(download throttled); opens a photo with the keyboard; checks a phone-width layout; deletes
+(download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout; deletes
 the note. Screenshots go to test-output/browser/. Exits non-zero if anything fails.
 
 Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
@@ -208,6 +208,22 @@ class BrowserTest:
         self.throttle()
         self.shot("07-after-done")
 
+    def change_photo(self):
+        tile = self.tiles()[1]
+        before = tile.get_attribute("data-id")
+        old_hash = self.server.get_json(f"/api/attachments/{before}")[1]["hash"]
+        tile.find_element(By.CSS_SELECTOR, "button.change").click()
+        self.driver.find_element(By.ID, "change").send_keys(self.photo("special/photo.png"))
+        row = "#uploads .upload[data-filename='photo.png']"
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the replacement upload")
+        self.wait(lambda d: self.tiles()[1].find_element(By.CSS_SELECTOR, ".tile-name").text == "photo.png",
+                  "the tile to show the new photo")
+        self.wait(lambda d: self.loaded_thumbnails() == 3, "the new thumbnail")
+        status, attachment = self.server.get_json(f"/api/attachments/{before}")
+        assert self.tiles()[1].get_attribute("data-id") == before, "the attachment changed identity"
+        assert attachment["hash"] != old_hash and attachment["mediaType"] == "image/png", attachment
+        self.shot("08-changed-photo")
+
     def open_with_keyboard(self):
         thumb = self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0]
         self.js("arguments[0].focus()", thumb)
@@ -225,7 +241,7 @@ class BrowserTest:
         self.wait(lambda d: self.loaded_thumbnails() >= 2, "thumbnails at phone width")
         overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 390px wide"
-        self.shot("08-phone-width")
+        self.shot("09-phone-width")
         self.driver.set_window_size(1280, 900)
 
     def no_console_errors(self):
@@ -238,7 +254,7 @@ class BrowserTest:
         alert = self.wait(lambda d: d.switch_to.alert, "the confirmation")
         alert.accept()
         self.wait(lambda d: d.current_url.rstrip("/") == self.server.url, "the notes list after deleting")
-        self.shot("09-deleted")
+        self.shot("10-deleted")
         status, _ = self.server.get_json(f"/api/notes/{self.note_id}")
         assert status == 404, status
         assert not self.driver.find_elements(By.CSS_SELECTOR, f"a[href='/notes/{self.note_id}']")
@@ -258,7 +274,7 @@ def main():
     try:
         test = BrowserTest(server, corpus, output)
         steps = [test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
-                 test.abort_loading_image, test.open_with_keyboard, test.phone_width, test.no_console_errors,
+                 test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width, test.no_console_errors,
                  test.delete_note]
         for index, step in enumerate(steps):
             name = step.__name__.replace("_", " ")

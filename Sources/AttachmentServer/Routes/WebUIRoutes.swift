@@ -19,15 +19,29 @@ struct WebUIRoutes {
     }
 
     @Sendable func note(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try NoteRoutes.noteID(context)
-        let note = try await dependencies.store.note(id)
-        let attachments = try await dependencies.store.attachments(of: id)
-        return Self.html(NoteDetailPage(note: note, attachments: attachments, assets: dependencies.assets).html)
+        do {
+            let id = try NoteRoutes.noteID(context)
+            let note = try await dependencies.store.note(id)
+            let attachments = try await dependencies.store.attachments(of: id)
+            return Self.html(NoteDetailPage(note: note, attachments: attachments, assets: dependencies.assets).html)
+        } catch let error as ServerError where error.status == .notFound {
+            return Self.notFoundPage(dependencies.assets)
+        } catch AttachmentStore.Error.noteNotFound {
+            return Self.notFoundPage(dependencies.assets)
+        }
     }
 
-    static func html(_ text: String) -> Response {
+    /// A page for a note that does not exist (deleted, or a mistyped address), with a way back.
+    static func notFoundPage(_ assets: StaticAssets) -> Response {
+        Self.html(HTML.page(title: "No such note", assets: assets, bodyClass: "missing-page", body: """
+            <header class="bar"><a href="/" class="back">← Notes</a></header>
+            <main><h1>No such note</h1><p>It may have been deleted. <a href="/">Back to the notes</a>.</p></main>
+            """), status: .notFound)
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: .ok,
+            status: status,
             headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
             body: .init(byteBuffer: ByteBuffer(string: text))
         )

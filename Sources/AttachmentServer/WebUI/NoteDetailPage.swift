@@ -23,8 +23,8 @@ struct NoteDetailPage {
               <section class="photos" aria-labelledby="photos-heading">
                 <div class="photos-bar">
                   <h2 id="photos-heading">Photos</h2>
-                  <label class="button primary" for="import">Import photos</label>
                   <input id="import" class="file-input" type="file" multiple accept="image/*">
+                  <label class="button primary" for="import">Import photos</label>
                   <input id="change" class="file-input" type="file" accept="image/*" tabindex="-1" aria-hidden="true">
                 </div>
                 <div id="drop" class="drop">Drop photos here</div>
