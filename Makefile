@@ -2,9 +2,13 @@
 SWIFT ?= swift
 STORE ?= attach-data
 CORPUS ?= $(CURDIR)/.cache/corpus
+HOST ?= 127.0.0.1
+PORT ?= 8080
+# Debian's python3, which sees python3-selenium (a python3 earlier on PATH may not).
+BROWSER_PYTHON ?= /usr/bin/python3
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test bench bench-smoke deps corpus build clean
+.PHONY: run test bench bench-smoke bench-server deps browser-deps corpus build browser-test clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -18,23 +22,32 @@ corpus:
 build: deps
 	$(SWIFT) build
 
-## run: build, create the store in ./$(STORE) if needed, and show what it holds
+## browser-deps: install chromium, chromium-driver and python3-selenium with apt-get when missing
+browser-deps:
+	@scripts/install-browser-deps.sh
+
+## run: build, then serve the web UI and API on http://$(HOST):$(PORT) over ./$(STORE) (created if missing)
 run: deps
 	$(SWIFT) build --product attach
-	$(SWIFT) run attach init --store $(STORE)
-	$(SWIFT) run attach stats --store $(STORE)
+	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, run every test
-test: deps corpus
+## test: install what is missing, build the corpus, run every test, then the real-browser test
+test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory browser-test
 
-## bench: ingest, thumbnails and storage strategies against cp + sync and vipsthumbnail; writes BENCHMARKS.md
+## browser-test: drive the web UI in headless chromium (screenshots in test-output/browser)
+browser-test:
+	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
+
+## bench: ingest, thumbnails, storage strategies and the server, against cp + sync, vipsthumbnail and nginx; writes BENCHMARKS.md
 bench: deps corpus
 	$(SWIFT) build -c release
 	scripts/bench-ingest.sh
 	scripts/bench-thumbnails.sh
 	scripts/bench-storage.sh
+	scripts/bench-server.sh
 
 ## bench-smoke: one short pass of every benchmark with the debug build, into test-output/ (CI runs it)
 SMOKE_ENV = BENCH_SMOKE=1 BENCH_OUT=$(CURDIR)/test-output/BENCHMARKS-smoke.md BENCH_CHART=$(CURDIR)/test-output/storage-smoke.svg \
@@ -45,6 +58,11 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-ingest.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
+
+## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
+bench-server: deps corpus
+	$(SWIFT) build -c release --product attach
+	scripts/bench-server.sh
 
 clean:
 	rm -rf .build

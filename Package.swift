@@ -4,8 +4,8 @@ import PackageDescription
 /// AttachmentStore: notes with large photo attachments, stored byte for byte in
 /// content-addressed files, catalogued in SQLite, never blocking the caller.
 ///
-/// Dependency arrows point one way: attach → AttachmentStore → Imaging → CVips.
-/// Only `Imaging` imports `CVips`.
+/// Dependency arrows point one way: attach → AttachmentServer → AttachmentStore → Imaging → CVips.
+/// Only `Imaging` imports `CVips`; only `AttachmentServer` imports Hummingbird.
 let package = Package(
     name: "AttachmentStore",
     platforms: [.macOS(.v15)],
@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AttachmentStore", targets: ["AttachmentStore"]),
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "AttachmentSync", targets: ["AttachmentSync"]),
+        .library(name: "AttachmentServer", targets: ["AttachmentServer"]),
         .executable(name: "attach", targets: ["attach"]),
     ],
     dependencies: [
@@ -22,7 +23,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // The HTTP server (issue 4). swift-configuration support is left out: nothing reads it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -53,10 +60,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "AttachmentServer",
+            dependencies: [
+                "AttachmentStore", "AttachmentSync",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")]
+        ),
         .executableTarget(
             name: "attach",
             dependencies: [
-                "AttachmentStore", "AttachmentSync",
+                "AttachmentStore", "AttachmentSync", "AttachmentServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,6 +118,17 @@ let package = Package(
             dependencies: [
                 "attach", "peak-rss", "TestSupport", "AttachmentStore", "Imaging",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "AttachmentServerTests",
+            dependencies: [
+                "AttachmentServer", "AttachmentStore", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
     ],

@@ -20,7 +20,7 @@ struct AttachCommand: AsyncParsableCommand {
             InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
             ExportCommand.self, RemoveCommand.self, VerifyCommand.self, GarbageCollectCommand.self,
             StatsCommand.self, ThumbCommand.self, ThumbsCommand.self, CacheCommand.self, SyncCommand.self,
-            FetchCommand.self,
+            FetchCommand.self, ServeCommand.self,
         ]
     )
 

@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+
+/// Reads small JSON request bodies (note edits).
+enum JSONBody {
+    /// Decodes `type` from the request body; `nil` for an empty body when `allowEmpty`.
+    /// - Throws: 415 when the body is not `application/json`, 413 past the context's limit,
+    ///   400 `invalid_json` when it does not decode.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from request: Request, context: AppRequestContext, allowEmpty: Bool
+    ) async throws -> T? {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw ServerError(.contentTooLarge, code: "body_too_large", message: "a JSON body may be at most \(context.maxUploadSize) bytes")
+        }
+        if buffer.readableBytes == 0 {
+            if allowEmpty { return nil }
+            throw ServerError.badRequest("the request has no body; send a JSON object", code: "invalid_json")
+        }
+        let contentType = request.headers[.contentType].map { HeaderParameters($0).value }
+        guard contentType == "application/json" else {
+            throw ServerError.unsupportedMediaType("send the body as application/json")
+        }
+        do {
+            return try context.requestDecoder.decode(T.self, from: Data(buffer: buffer))
+        } catch {
+            throw ServerError.badRequest("the body is not the JSON object this endpoint takes: \(error)", code: "invalid_json")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import AttachmentStore
+import AttachmentSync
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Builds the whole server: store, routes, middleware, metrics. `attach serve` and the tests
+/// call this same function.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 0
+/// let app = try await buildApplication(configuration)
+/// try await app.runService()
+/// ```
+/// - Throws: ``ServerConfiguration/Problem`` for a configuration it refuses,
+///   `AttachmentStore.Error` when the store cannot be opened or created.
+public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    try configuration.validate()
+    let dependencies = try await ServerDependencies.make(configuration)
+    let router = buildRouter(dependencies)
+    let onRunning = configuration.onServerRunning
+    return Application(
+        router: router,
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "attach"
+        ),
+        services: [StoreDrainService(store: dependencies.store)] + dependencies.syncServices(),
+        onServerRunning: { channel in
+            await onRunning?(channel.localAddress?.port ?? configuration.port)
+        },
+        logger: configuration.logger
+    )
+}
+
+extension ServerDependencies {
+    /// Opens (or creates) the store and loads the static files.
+    static func make(_ configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()) async throws -> ServerDependencies {
+        var storeConfiguration = AttachmentStore.Configuration()
+        storeConfiguration.logger = configuration.logger
+        let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
+        let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, logger: configuration.logger)
+        storeConfiguration.remoteBlobSource = fetcher
+        let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
+        return ServerDependencies(
+            store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
+            thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher
+        )
+    }
+
+    /// The continuous sync with the configured peers, when there are any.
+    func syncServices() -> [any Service] {
+        guard let fetcher, !configuration.peers.isEmpty else { return [] }
+        var sync = PeerSyncService.Configuration(peers: configuration.peers.map { Peer(url: $0, token: configuration.peerToken) })
+        sync.interval = configuration.syncInterval
+        sync.fetchMode = configuration.fetchMode
+        return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, logger: configuration.logger)]
+    }
+}
+
+/// The router with every route and middleware. Separate from ``buildApplication(_:)`` so tests
+/// can list its routes against the OpenAPI document.
+func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: RequestLogMiddleware(metrics: dependencies.metrics))
+    router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: TokenMiddleware(token: dependencies.configuration.token))
+
+    let api = router.group("api")
+    NoteRoutes(dependencies: dependencies).register(on: api)
+    AttachmentRoutes(dependencies: dependencies).register(on: api)
+    OriginalRoute(dependencies: dependencies).register(on: api)
+    ThumbnailRoute(dependencies: dependencies).register(on: api)
+    SystemRoutes(dependencies: dependencies).register(on: router)
+    SyncRoutes(dependencies: dependencies).register(on: router)
+    WebUIRoutes(dependencies: dependencies).register(on: router)
+    return router
+}

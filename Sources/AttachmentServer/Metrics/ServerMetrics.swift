@@ -1,0 +1,61 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+
+/// The server's metrics, kept in its own Prometheus registry and rendered at `/metrics`.
+///
+/// Metrics go through swift-metrics types made with an explicit factory, so every application
+/// (and every test) has its own registry and nothing depends on the process-wide
+/// `MetricsSystem.bootstrap`.
+public struct ServerMetrics: Sendable {
+    /// The registry `/metrics` renders.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    /// Bytes received in upload bodies (`attach_upload_bytes_total`).
+    let uploadBytes: CoreMetrics.Counter
+    /// Uploads being received right now (`attach_uploads_in_progress`).
+    let uploadsInProgress: Meter
+
+    /// Creates metrics in a new registry.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        self.factory = PrometheusMetricsFactory(registry: registry)
+        self.uploadBytes = CoreMetrics.Counter(label: "attach_upload_bytes_total", factory: factory)
+        self.uploadsInProgress = Meter(label: "attach_uploads_in_progress", factory: factory)
+    }
+
+    /// Counts one answered request (`http_requests_total{route,method,status}`) and records how
+    /// long the handler took (`http_request_duration_seconds{route,method}`).
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        CoreMetrics.Counter(
+            label: "http_requests_total",
+            dimensions: [("route", route), ("method", method), ("status", String(status))],
+            factory: factory
+        ).increment()
+        CoreMetrics.Timer(
+            label: "http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory
+        ).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// Counts one thumbnail request by how it was answered (`attach_thumbnail_requests_total{result}`).
+    func recordThumbnail(result: String) {
+        CoreMetrics.Counter(label: "attach_thumbnail_requests_total", dimensions: [("result", result)], factory: factory)
+            .increment()
+    }
+
+    /// Sets a gauge read from elsewhere at scrape time (thumbnail queue depth, cache counters).
+    func set(gauge label: String, to value: Double, dimensions: [(String, String)] = []) {
+        Meter(label: label, dimensions: dimensions, factory: factory).set(value)
+    }
+
+    /// The Prometheus text exposition of every metric.
+    func render() -> [UInt8] { registry.emitToBuffer() }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

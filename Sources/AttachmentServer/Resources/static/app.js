@@ -1,0 +1,420 @@
+// AttachmentStore web UI. Plain JavaScript, no build step, nothing from another host.
+// Pages are rendered on the server; this file adds autosave, search, uploads and the viewer.
+'use strict';
+
+(() => {
+  // ---- API access -------------------------------------------------------------------------
+  const TOKEN_KEY = 'attach.token';
+  const authHeaders = () => {
+    const token = localStorage.getItem(TOKEN_KEY);
+    return token ? { Authorization: `Bearer ${token}` } : {};
+  };
+  const askForToken = () => {
+    const token = window.prompt('This server needs its access token for changes:');
+    if (token) localStorage.setItem(TOKEN_KEY, token.trim());
+    return Boolean(token);
+  };
+  const errorMessage = async (response) => {
+    try {
+      const body = await response.json();
+      return body.error ? body.error.message : `HTTP ${response.status}`;
+    } catch (_) {
+      return `HTTP ${response.status}`;
+    }
+  };
+  /** fetch with the token; asks for the token once when the server answers 401. */
+  async function api(method, url, json, options = {}) {
+    const send = () => fetch(url, {
+      method,
+      headers: { ...authHeaders(), ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+      ...options,
+    });
+    let response = await send();
+    if (response.status === 401 && askForToken()) response = await send();
+    if (!response.ok) throw new Error(await errorMessage(response));
+    return response.status === 204 ? null : response.json();
+  }
+
+  /** Uploads one file with XMLHttpRequest (fetch has no upload progress). */
+  function upload(method, url, file, onProgress) {
+    return new Promise((resolve, reject) => {
+      const attempt = (retried) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open(method, `${url}?filename=${encodeURIComponent(file.name)}`);
+        const headers = authHeaders();
+        for (const name of Object.keys(headers)) xhr.setRequestHeader(name, headers[name]);
+        xhr.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
+        xhr.upload.addEventListener('progress', (event) => {
+          if (event.lengthComputable) onProgress(event.loaded, event.total);
+        });
+        xhr.addEventListener('load', () => {
+          let body = null;
+          try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
+          if (xhr.status === 401 && !retried && askForToken()) return attempt(true);
+          if (xhr.status >= 200 && xhr.status < 300) return resolve(body);
+          reject(new Error(body && body.error ? body.error.message : `HTTP ${xhr.status}`));
+        });
+        xhr.addEventListener('error', () => reject(new Error('the connection failed')));
+        xhr.addEventListener('abort', () => reject(new Error('cancelled')));
+        xhr.send(file);
+      };
+      attempt(false);
+    });
+  }
+
+  const element = (tag, attributes = {}, children = []) => {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) {
+      if (key === 'text') node.textContent = value;
+      else if (key === 'dataset') Object.assign(node.dataset, value);
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) node.append(child);
+    return node;
+  };
+  const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+  const localTimes = () => {
+    for (const time of document.querySelectorAll('time[datetime]')) {
+      const date = new Date(time.getAttribute('datetime'));
+      if (!Number.isNaN(date.getTime())) time.textContent = date.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+    }
+  };
+
+  // ---- Notes list -------------------------------------------------------------------------
+  function notesPage() {
+    const list = document.getElementById('notes');
+    const empty = document.getElementById('empty');
+    const search = document.getElementById('search');
+    const status = document.getElementById('status');
+    document.getElementById('new-note').addEventListener('click', async () => {
+      try {
+        const note = await api('POST', '/api/notes', { title: '', body: '' });
+        window.location.href = `/notes/${note.id}`;
+      } catch (error) {
+        status.textContent = `Could not create a note: ${error.message}`;
+      }
+    });
+    let timer = null;
+    let generation = 0;
+    search.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const query = search.value.trim();
+        const mine = ++generation;
+        try {
+          const page = await api('GET', `/api/notes?limit=50&q=${encodeURIComponent(query)}`);
+          if (mine !== generation) return;
+          list.replaceChildren(...page.notes.map((note) => element('li', {}, [
+            element('a', { class: 'note-link', href: `/notes/${note.id}` }, [
+              element('span', { class: 'note-title', text: note.title || 'Untitled' }),
+              element('time', { datetime: note.updatedAt, text: note.updatedAt }),
+              element('span', { class: 'note-excerpt', text: note.body.slice(0, 160) }),
+            ]),
+          ])));
+          empty.hidden = page.notes.length > 0;
+          empty.textContent = query ? `No note matches “${query}”.` : 'No notes yet. Make one with “New note”.';
+          history.replaceState(null, '', query ? `/?q=${encodeURIComponent(query)}` : '/');
+          localTimes();
+        } catch (error) {
+          status.textContent = `Search failed: ${error.message}`;
+        }
+      }, 200);
+    });
+  }
+
+  // ---- Note page: autosave ----------------------------------------------------------------
+  function autosave(noteURL) {
+    const title = document.getElementById('title');
+    const body = document.getElementById('body');
+    const status = document.getElementById('save-status');
+    let dirty = false;
+    let saving = null;
+    let timer = null;
+    const save = async () => {
+      clearTimeout(timer);
+      if (saving) return saving.then(() => (dirty ? save() : undefined));
+      if (!dirty) return undefined;
+      dirty = false;
+      status.textContent = 'Saving…';
+      saving = api('PATCH', noteURL, { title: title.value, body: body.value })
+        .then(() => { if (!dirty) status.textContent = 'Saved'; })
+        .catch((error) => { dirty = true; status.textContent = `Not saved: ${error.message}`; })
+        .finally(() => { saving = null; });
+      return saving;
+    };
+    const changed = () => {
+      dirty = true;
+      status.textContent = 'Editing…';
+      clearTimeout(timer);
+      timer = setTimeout(save, 400);
+    };
+    title.addEventListener('input', changed);
+    body.addEventListener('input', changed);
+    title.addEventListener('blur', save);
+    body.addEventListener('blur', save);
+    window.addEventListener('beforeunload', () => {
+      if (!dirty) return;
+      fetch(noteURL, {
+        method: 'PATCH', keepalive: true,
+        headers: { ...authHeaders(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: title.value, body: body.value }),
+      });
+    });
+  }
+
+  // ---- Note page: gallery, uploads, viewer -------------------------------------------------
+  function tile(attachment) {
+    const name = attachment.filename;
+    let picture;
+    if (attachment.thumbnailUrl) {
+      const base = attachment.thumbnailUrl;
+      picture = element('img', {
+        loading: 'lazy', decoding: 'async', alt: name,
+        src: `${base}&size=200`, srcset: `${base}&size=200 1x, ${base}&size=400 2x`,
+      });
+    } else {
+      picture = element('span', { class: 'file-icon', text: attachment.mediaType.split('/').pop() });
+    }
+    return element('li', { class: 'tile', dataset: { id: attachment.id } }, [
+      element('button', {
+        type: 'button', class: 'thumb', 'aria-label': `Open ${name}`,
+        dataset: { original: attachment.originalUrl, filename: name, image: String(Boolean(attachment.thumbnailUrl)) },
+      }, [picture]),
+      element('span', { class: 'tile-name', text: name }),
+      element('span', { class: 'tile-actions' }, [
+        element('button', { type: 'button', class: 'change', text: 'Change photo' }),
+        element('button', { type: 'button', class: 'delete danger', text: 'Delete' }),
+      ]),
+    ]);
+  }
+
+  function uploads(noteID) {
+    const gallery = document.getElementById('gallery');
+    const list = document.getElementById('uploads');
+    const queue = [];
+    let running = 0;
+    const MAX_PARALLEL = 3;
+
+    const pump = () => {
+      while (running < MAX_PARALLEL && queue.length > 0) {
+        const job = queue.shift();
+        running += 1;
+        job().finally(() => { running -= 1; pump(); });
+      }
+    };
+
+    /** Adds a progress row and queues the upload; `done` gets the server's answer. */
+    const enqueue = (file, method, url, label, done) => {
+      const progress = element('progress', { max: '100', value: '0', 'aria-label': `${label} ${file.name}` });
+      const state = element('span', { class: 'upload-state', text: 'waiting' });
+      const row = element('li', { class: 'upload', dataset: { filename: file.name } }, [
+        element('span', { class: 'upload-name', text: `${label} ${file.name} (${megabytes(file.size)})` }), state, progress,
+      ]);
+      list.append(row);
+      queue.push(async () => {
+        state.textContent = '0%';
+        row.dataset.state = 'uploading';
+        try {
+          const result = await upload(method, url, file, (loaded, total) => {
+            const percent = Math.floor((loaded / total) * 100);
+            progress.value = Math.min(percent, 99);
+            state.textContent = `${percent}%`;
+          });
+          progress.value = 100;
+          state.textContent = 'done';
+          row.classList.add('done');
+          row.dataset.state = 'done';
+          done(result);
+        } catch (error) {
+          state.textContent = `failed: ${error.message}`;
+          row.classList.add('failed');
+          row.dataset.state = 'failed';
+        }
+      });
+      pump();
+    };
+
+    const importFiles = (files) => {
+      for (const file of files) {
+        enqueue(file, 'POST', `/api/notes/${noteID}/attachments`, 'Importing', (attachment) => {
+          gallery.append(tile(attachment));
+        });
+      }
+    };
+
+    const importInput = document.getElementById('import');
+    importInput.addEventListener('change', () => {
+      importFiles([...importInput.files]);
+      importInput.value = '';
+    });
+
+    const changeInput = document.getElementById('change');
+    let changing = null;
+    changeInput.addEventListener('change', () => {
+      const file = changeInput.files[0];
+      const target = changing;
+      changeInput.value = '';
+      if (!file || !target) return;
+      enqueue(file, 'PUT', `/api/attachments/${target.dataset.id}/data`, 'Replacing with', (attachment) => {
+        target.replaceWith(tile(attachment));
+      });
+    });
+
+    const drop = document.getElementById('drop');
+    const main = document.getElementById('note');
+    main.addEventListener('dragover', (event) => {
+      if (![...event.dataTransfer.types].includes('Files')) return;
+      event.preventDefault();
+      drop.classList.add('over');
+    });
+    main.addEventListener('dragleave', (event) => {
+      if (!main.contains(event.relatedTarget)) drop.classList.remove('over');
+    });
+    main.addEventListener('drop', (event) => {
+      if (!event.dataTransfer.files.length) return;
+      event.preventDefault();
+      drop.classList.remove('over');
+      importFiles([...event.dataTransfer.files]);
+    });
+
+    gallery.addEventListener('click', async (event) => {
+      const button = event.target.closest('button');
+      if (!button) return;
+      const item = button.closest('.tile');
+      if (button.classList.contains('change')) {
+        changing = item;
+        changeInput.click();
+      } else if (button.classList.contains('delete')) {
+        const name = item.querySelector('.thumb').dataset.filename;
+        if (!window.confirm(`Delete ${name}? This cannot be undone.`)) return;
+        try {
+          await api('DELETE', `/api/attachments/${item.dataset.id}`);
+          const next = item.nextElementSibling || item.previousElementSibling;
+          item.remove();
+          if (next) next.querySelector('.thumb').focus();
+        } catch (error) {
+          document.getElementById('save-status').textContent = `Not deleted: ${error.message}`;
+        }
+      }
+    });
+    // A broken thumbnail (a damaged image) shows the file name instead.
+    gallery.addEventListener('error', (event) => {
+      if (event.target.tagName !== 'IMG') return;
+      event.target.replaceWith(element('span', { class: 'file-icon', text: 'no preview' }));
+    }, true);
+  }
+
+  function viewer() {
+    const dialog = document.getElementById('viewer');
+    const image = document.getElementById('viewer-image');
+    const spinner = document.getElementById('viewer-spinner');
+    const progress = document.getElementById('viewer-progress');
+    const name = document.getElementById('viewer-name');
+    const gallery = document.getElementById('gallery');
+    let controller = null;
+    let objectURL = null;
+    let opener = null;
+    dialog.dataset.state = 'closed';
+
+    const reset = () => {
+      if (controller) controller.abort();
+      controller = null;
+      image.hidden = true;
+      image.removeAttribute('src');
+      if (objectURL) URL.revokeObjectURL(objectURL);
+      objectURL = null;
+    };
+
+    const close = () => {
+      const wasLoading = dialog.dataset.state === 'loading';
+      reset();
+      dialog.dataset.state = wasLoading ? 'aborted' : 'closed';
+      if (dialog.open) dialog.close();
+      if (opener) opener.focus();
+    };
+
+    const open = async (button) => {
+      if (button.dataset.image !== 'true') {
+        window.location.href = button.dataset.original;
+        return;
+      }
+      reset();
+      opener = button;
+      name.textContent = button.dataset.filename;
+      spinner.hidden = false;
+      progress.textContent = 'Loading…';
+      dialog.dataset.state = 'loading';
+      dialog.showModal();
+      document.getElementById('viewer-done').focus();
+      const mine = new AbortController();
+      controller = mine;
+      try {
+        const response = await fetch(button.dataset.original, { signal: mine.signal });
+        if (!response.ok) throw new Error(await errorMessage(response));
+        const total = Number(response.headers.get('Content-Length')) || 0;
+        const reader = response.body.getReader();
+        const parts = [];
+        let received = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parts.push(value);
+          received += value.length;
+          progress.textContent = total ? `${megabytes(received)} of ${megabytes(total)}` : megabytes(received);
+        }
+        objectURL = URL.createObjectURL(new Blob(parts, { type: response.headers.get('Content-Type') || '' }));
+        image.alt = button.dataset.filename;
+        image.src = objectURL;
+        await image.decode();
+        if (controller !== mine) return;
+        spinner.hidden = true;
+        progress.textContent = '';
+        image.hidden = false;
+        dialog.dataset.state = 'loaded';
+      } catch (error) {
+        if (controller !== mine || mine.signal.aborted) return;
+        spinner.hidden = true;
+        progress.textContent = `Could not load the image: ${error.message}`;
+        dialog.dataset.state = 'failed';
+      }
+    };
+
+    document.getElementById('viewer-done').addEventListener('click', close);
+    dialog.addEventListener('cancel', (event) => { event.preventDefault(); close(); });
+    gallery.addEventListener('dblclick', (event) => {
+      const button = event.target.closest('.thumb');
+      if (button) open(button);
+    });
+    gallery.addEventListener('keydown', (event) => {
+      const button = event.target.closest('.thumb');
+      if (button && event.key === 'Enter') {
+        event.preventDefault();
+        open(button);
+      }
+    });
+  }
+
+  function notePage() {
+    const main = document.getElementById('note');
+    const noteID = main.dataset.noteId;
+    autosave(`/api/notes/${noteID}`);
+    uploads(noteID);
+    viewer();
+    document.getElementById('delete-note').addEventListener('click', async () => {
+      if (!window.confirm('Delete this note and all of its photos? This cannot be undone.')) return;
+      try {
+        await api('DELETE', `/api/notes/${noteID}`);
+        window.location.href = '/';
+      } catch (error) {
+        document.getElementById('save-status').textContent = `Not deleted: ${error.message}`;
+      }
+    });
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    localTimes();
+    if (document.body.classList.contains('notes-page')) notesPage();
+    if (document.body.classList.contains('note-page')) notePage();
+  });
+})();

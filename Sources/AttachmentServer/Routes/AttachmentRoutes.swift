@@ -1,0 +1,67 @@
+import AttachmentStore
+import Hummingbird
+
+/// `GET|POST /api/notes/{id}/attachments`, `GET|DELETE /api/attachments/{id}`,
+/// `PUT /api/attachments/{id}/data`.
+struct AttachmentRoutes {
+    let dependencies: ServerDependencies
+    private var store: AttachmentStore { dependencies.store }
+
+    func register(on api: RouterGroup<AppRequestContext>) {
+        api.get("notes/:id/attachments", use: list)
+        api.post("notes/:id/attachments", use: upload)
+        api.get("attachments/:id", use: show)
+        api.delete("attachments/:id", use: delete)
+        api.put("attachments/:id/data", use: replace)
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> AttachmentList {
+        AttachmentList(attachments: try await store.attachments(of: try NoteRoutes.noteID(context)).map(AttachmentResource.init))
+    }
+
+    /// Streams the upload into the store. One file answers 201 with the attachment; a form
+    /// answers 201 with the list, or 303 back to the note page when a browser sent it without script.
+    @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let note = try NoteRoutes.noteID(context)
+        _ = try await store.note(note)  // 404 before reading any byte
+        let receiver = UploadReceiver(dependencies: dependencies)
+        let isForm: Bool
+        if case .multipart = try receiver.kind(of: request) { isForm = true } else { isForm = false }
+        let added = try await receiver.addAttachments(to: note, from: request)
+        if isForm, request.headers[.accept]?.contains("text/html") == true {
+            return Response(status: .seeOther, headers: [.location: "/notes/\(note.rawValue)"])
+        }
+        let resources = added.map(AttachmentResource.init)
+        var response = try isForm
+            ? AttachmentList(attachments: resources).response(from: request, context: context)
+            : resources[0].response(from: request, context: context)
+        response.status = .created
+        if !isForm { response.headers[.location] = resources[0].url }
+        return response
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
+        AttachmentResource(try await store.attachment(try Self.attachmentID(context)))
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let id = try Self.attachmentID(context)
+        try await store.deleteAttachment(id)
+        dependencies.thumbnailResponses.removeAll(of: id)
+        return .noContent
+    }
+
+    /// Replaces the bytes; id, note, position and metadata stay.
+    @Sendable func replace(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
+        let id = try Self.attachmentID(context)
+        _ = try await store.attachment(id)  // 404 before reading any byte
+        let replaced = try await UploadReceiver(dependencies: dependencies).replaceData(of: id, from: request)
+        dependencies.thumbnailResponses.removeAll(of: id)
+        return AttachmentResource(replaced)
+    }
+
+    /// The `{id}` path parameter as an attachment id.
+    static func attachmentID(_ context: AppRequestContext) throws -> AttachmentID {
+        AttachmentID(rawValue: try Identifier.parse(context.parameters.get("id"), kind: "attachment"))
+    }
+}

@@ -1,0 +1,80 @@
+import AttachmentStore
+import Foundation
+import Hummingbird
+
+/// `GET|POST /api/notes`, `GET|PATCH|DELETE /api/notes/{id}`.
+struct NoteRoutes {
+    let dependencies: ServerDependencies
+    private var store: AttachmentStore { dependencies.store }
+
+    /// The largest page a client may ask for.
+    static let maximumLimit = 200
+
+    func register(on api: RouterGroup<AppRequestContext>) {
+        api.get("notes", use: list)
+        api.post("notes", use: create)
+        api.get("notes/:id", use: show)
+        api.patch("notes/:id", use: update)
+        api.delete("notes/:id", use: delete)
+    }
+
+    /// Notes, newest change first; `q` searches title and body, `limit` (1...200, default 50) and
+    /// `offset` page.
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> NotePage {
+        let query = request.uri.queryParameters
+        let limit = try Self.integer(query.get("limit"), name: "limit", default: 50, range: 1...Self.maximumLimit)
+        let offset = try Self.integer(query.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
+        let text = query.get("q").flatMap { $0.isEmpty ? nil : $0 }
+        let notes = try await store.notes(matching: text, limit: limit, offset: offset)
+        var next: String?
+        if notes.count == limit {
+            var items = URLComponents()
+            items.queryItems = [URLQueryItem(name: "limit", value: String(limit)), URLQueryItem(name: "offset", value: String(offset + limit))]
+            if let text { items.queryItems?.append(URLQueryItem(name: "q", value: text)) }
+            next = "/api/notes?" + (items.percentEncodedQuery ?? "")
+        }
+        return NotePage(notes: notes.map(NoteResource.init), limit: limit, offset: offset, next: next)
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<NoteResource> {
+        let creation = try await JSONBody.decode(NoteCreation.self, from: request, context: context, allowEmpty: true)
+        let note = try await store.createNote(title: creation?.title ?? "", body: creation?.body ?? "")
+        let resource = NoteResource(note)
+        return EditedResponse(status: .created, headers: [.location: resource.url], response: resource)
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> NoteResource {
+        NoteResource(try await store.note(try Self.noteID(context)))
+    }
+
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> NoteResource {
+        let id = try Self.noteID(context)
+        guard let change = try await JSONBody.decode(NoteChange.self, from: request, context: context, allowEmpty: false) else {
+            throw ServerError.badRequest("send a JSON object with `title` and/or `body`", code: "invalid_json")
+        }
+        return NoteResource(try await store.updateNote(id, title: change.title, body: change.body))
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let id = try Self.noteID(context)
+        let attachments = try await store.attachments(of: id)
+        try await store.deleteNote(id)
+        for attachment in attachments { dependencies.thumbnailResponses.removeAll(of: attachment.id) }
+        return .noContent
+    }
+
+    /// The `{id}` path parameter as a note id.
+    static func noteID(_ context: AppRequestContext) throws -> NoteID {
+        NoteID(rawValue: try Identifier.parse(context.parameters.get("id"), kind: "note"))
+    }
+
+    /// A query integer, or `fallback` when absent.
+    /// - Throws: 400 `invalid_query` when it is not a number in `range`.
+    static func integer(_ text: String?, name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw ServerError.badRequest("`\(name)` must be a whole number in \(range.lowerBound)...\(range.upperBound)", code: "invalid_query")
+        }
+        return value
+    }
+}

@@ -1,0 +1,49 @@
+import AttachmentStore
+import Hummingbird
+
+/// The web UI's pages, rendered on the server: `/` (notes and search) and `/notes/{id}`.
+struct WebUIRoutes {
+    let dependencies: ServerDependencies
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/", use: home)
+        router.get("notes/:id", use: note)
+    }
+
+    @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters.get("q") ?? ""
+        let offset = try NoteRoutes.integer(request.uri.queryParameters.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
+        let limit = 50
+        let notes = try await dependencies.store.notes(matching: query.isEmpty ? nil : query, limit: limit, offset: offset)
+        return Self.html(NotesListPage(notes: notes, query: query, offset: offset, limit: limit, assets: dependencies.assets).html)
+    }
+
+    @Sendable func note(_ request: Request, context: AppRequestContext) async throws -> Response {
+        do {
+            let id = try NoteRoutes.noteID(context)
+            let note = try await dependencies.store.note(id)
+            let attachments = try await dependencies.store.attachments(of: id)
+            return Self.html(NoteDetailPage(note: note, attachments: attachments, assets: dependencies.assets).html)
+        } catch let error as ServerError where error.status == .notFound {
+            return Self.notFoundPage(dependencies.assets)
+        } catch AttachmentStore.Error.noteNotFound {
+            return Self.notFoundPage(dependencies.assets)
+        }
+    }
+
+    /// A page for a note that does not exist (deleted, or a mistyped address), with a way back.
+    static func notFoundPage(_ assets: StaticAssets) -> Response {
+        Self.html(HTML.page(title: "No such note", assets: assets, bodyClass: "missing-page", body: """
+            <header class="bar"><a href="/" class="back">← Notes</a></header>
+            <main><h1>No such note</h1><p>It may have been deleted. <a href="/">Back to the notes</a>.</p></main>
+            """), status: .notFound)
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+}

@@ -1,0 +1,85 @@
+import AttachmentSync
+import Foundation
+import Logging
+
+/// Everything `attach serve` can be told, with safe defaults.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.storeDirectory = URL(filePath: "attach-data")
+/// try await AttachmentServer.run(configuration)
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// The address to bind. Default `127.0.0.1` (loopback only).
+    public var host: String = "127.0.0.1"
+    /// The TCP port to bind; `0` picks a free one. Default `8080`.
+    public var port: Int = 8080
+    /// The store folder, created when missing or empty. Default `./attach-data`.
+    public var storeDirectory: URL = URL(filePath: "attach-data", directoryHint: .isDirectory)
+    /// The bearer token every write request must carry; `nil` means writes are open.
+    /// Required when ``host`` is not a loopback address.
+    public var token: String?
+    /// The largest upload accepted, in bytes; larger ones are answered with 413. Default 256 MiB.
+    public var maxUploadBytes: Int64 = 256 << 20
+    /// The thumbnail edge lengths, in pixels, a client may ask for. Default 200, 400, 800, 2048.
+    public var thumbnailSizes: [Int] = [200, 400, 800, 2048]
+    /// Where the server logs, including one line per request. Default: label `attach-serve`, level info.
+    public var logger = Logger(label: "attach-serve")
+    /// Peers to pull records from continuously (and fetch bytes from when asked). Default none.
+    public var peers: [URL] = []
+    /// The token the peers' sync endpoints want, if any.
+    public var peerToken: String?
+    /// Time between sync rounds with a peer that answers. Default 5 s.
+    public var syncInterval: Duration = .seconds(5)
+    /// What to fetch from peers ahead of need. Default on demand (nothing).
+    public var fetchMode: FetchMode = .onDemand
+    /// Called once the server listens, with the port it got (useful with ``port`` `0`).
+    public var onServerRunning: (@Sendable (Int) async -> Void)?
+
+    /// The default configuration.
+    public init() {}
+
+    /// Checks the configuration before anything binds.
+    /// - Throws: ``ServerConfiguration/Problem`` when a non-loopback address has no token,
+    ///   or a number is out of range.
+    public func validate() throws(Problem) {
+        guard (0...65_535).contains(port) else { throw .invalidPort(port) }
+        guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
+        if let token, token.isEmpty { throw .emptyToken }
+        if token == nil && !Self.isLoopback(host) { throw .tokenRequired(host: host) }
+    }
+
+    /// Whether `host` only accepts connections from this machine.
+    public static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// A configuration `attach serve` refuses to start with, with what to do about it.
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        /// Binding beyond loopback without a token would let anyone on the network write.
+        case tokenRequired(host: String)
+        /// `--token ""`.
+        case emptyToken
+        /// The port is not in 0...65535.
+        case invalidPort(Int)
+        /// The upload limit is not positive.
+        case invalidUploadLimit(Int64)
+
+        public var description: String {
+            switch self {
+            case .tokenRequired(let host):
+                return "refusing to listen on \(host) without a token: anyone who can reach it could change the store; "
+                    + "pass --token SECRET (clients send `Authorization: Bearer SECRET` on writes) or bind 127.0.0.1"
+            case .emptyToken:
+                return "the token is empty; pass a non-empty --token or leave it out"
+            case .invalidPort(let port):
+                return "port \(port) is out of range; use 0...65535"
+            case .invalidUploadLimit(let limit):
+                return "upload limit \(limit) must be a positive number of bytes"
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import AttachmentStore
+import AttachmentSync
+import Hummingbird
+
+/// What every route needs, built once per application.
+struct ServerDependencies: Sendable {
+    /// The store the server serves.
+    let store: AttachmentStore
+    /// How the server was configured.
+    let configuration: ServerConfiguration
+    /// The metrics registry.
+    let metrics: ServerMetrics
+    /// Reads blob files in chunks off the cooperative pool.
+    let fileIO: FileIO
+    /// The web UI's static files and the OpenAPI document, loaded at start.
+    let assets: StaticAssets
+    /// Finished answers for hash-addressed thumbnail URLs.
+    let thumbnailResponses: ThumbnailResponseCache
+    /// Fetches the bytes of attachments that arrived by sync, when peers are configured.
+    let fetcher: BlobFetcher?
+    /// Blob bytes served to peers.
+    let syncCounters = SyncCounters()
+}

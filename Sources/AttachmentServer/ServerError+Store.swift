@@ -1,0 +1,43 @@
+import AttachmentStore
+import Hummingbird
+
+extension ServerError {
+    /// The HTTP meaning of a store error.
+    ///
+    /// | store error | status | code |
+    /// |---|---|---|
+    /// | `noteNotFound`, `attachmentNotFound` | 404 | `note_not_found`, `attachment_not_found` |
+    /// | `notAvailableLocally` | 409 | `not_available_locally` |
+    /// | `invalidArgument` | 400 | `invalid_argument` |
+    /// | `notAnImage`, `imageUnreadable`, `imageTooLarge` | 422 | `not_an_image`, `image_unreadable`, `image_too_large` |
+    /// | `writeFailed` | 507 | `storage_failed` |
+    /// | `blobMissing`, `hashMismatch`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
+    public init(_ error: AttachmentStore.Error) {
+        switch error {
+        case .noteNotFound(let id):
+            self.init(.notFound, code: "note_not_found", message: "no note \(id)")
+        case .attachmentNotFound(let id):
+            self.init(.notFound, code: "attachment_not_found", message: "no attachment \(id)")
+        case .notAvailableLocally(let id):
+            self.init(.conflict, code: "not_available_locally",
+                      message: "the bytes of attachment \(id) are on a peer, not on this server yet")
+        case .invalidArgument(let message):
+            self.init(.badRequest, code: "invalid_argument", message: message)
+        case .notAnImage(let id):
+            self.init(.unprocessableContent, code: "not_an_image", message: "attachment \(id) is not an image, so it has no thumbnail")
+        case .imageUnreadable(let id, let reason):
+            self.init(.unprocessableContent, code: "image_unreadable", message: "the image of attachment \(id) cannot be decoded: \(reason)")
+        case .imageTooLarge(let id, let reason):
+            self.init(.unprocessableContent, code: "image_too_large", message: "the image of attachment \(id) is too large to decode: \(reason)")
+        case .ambiguousIdentifier(let prefix, _):
+            self.init(.notFound, code: "not_found", message: "\(prefix) is not a full identifier")
+        case .writeFailed(_, let reason):
+            self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "storage_failed", message: "the store could not write: \(reason)")
+        case .blobMissing, .hashMismatch:
+            self.init(.internalServerError, code: "store_damaged",
+                      message: "the stored bytes are damaged or missing; run `attach verify`")
+        case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog:
+            self = .internalError
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import AttachmentStore
+import Foundation
+import Hummingbird
+
+/// The one error type of the HTTP layer: a status, a stable machine-readable code and a
+/// message a person can act on, answered as `{ "error": { "code": ..., "message": ... } }`.
+///
+/// Store errors become server errors here, at the edge, through ``init(_:)``.
+public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status to answer with.
+    public var status: HTTPResponse.Status
+    /// A stable, snake_case code clients can switch on, for example `note_not_found`.
+    public var code: String
+    /// A sentence saying what went wrong.
+    public var message: String
+    /// Extra response headers (for example `Content-Range` on a 416).
+    public var headers: HTTPFields = [:]
+
+    /// Creates an error answered with `status`.
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    /// 400: the request is malformed.
+    static func badRequest(_ message: String, code: String = "bad_request") -> ServerError {
+        ServerError(.badRequest, code: code, message: message)
+    }
+
+    /// 404: nothing at this address.
+    static func notFound(_ message: String = "nothing here", code: String = "not_found") -> ServerError {
+        ServerError(.notFound, code: code, message: message)
+    }
+
+    /// 413: the upload is larger than the configured limit.
+    static func uploadTooLarge(limit: Int64) -> ServerError {
+        ServerError(.contentTooLarge, code: "upload_too_large",
+                    message: "the upload is larger than the limit of \(limit) bytes")
+    }
+
+    /// 415: the request body has a type this endpoint does not take.
+    static func unsupportedMediaType(_ message: String) -> ServerError {
+        ServerError(.unsupportedMediaType, code: "unsupported_media_type", message: message)
+    }
+
+    /// 422: well-formed, but not something that can be done.
+    static func unprocessable(_ message: String, code: String) -> ServerError {
+        ServerError(.unprocessableContent, code: code, message: message)
+    }
+
+    /// 401: a write without the configured token.
+    static let unauthorized = ServerError(
+        .unauthorized, code: "unauthorized",
+        message: "this server needs a token for writes: send `Authorization: Bearer <token>`",
+        headers: [.wwwAuthenticate: "Bearer realm=\"attach\""]
+    )
+
+    /// 405: the path exists but not with this method.
+    static func methodNotAllowed(_ method: HTTPRequest.Method) -> ServerError {
+        ServerError(.methodNotAllowed, code: "method_not_allowed", message: "\(method) is not allowed here")
+    }
+
+    /// 500: something failed that the client cannot fix; details go to the log only.
+    static let internalError = ServerError(
+        .internalServerError, code: "internal_error", message: "the server failed; the log has the details"
+    )
+}

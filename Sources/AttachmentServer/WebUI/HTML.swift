@@ -1,0 +1,39 @@
+/// Building HTML safely: every interpolated value goes through ``escape(_:)``.
+enum HTML {
+    /// `text` with `& < > " '` replaced by entities, safe in element content and quoted attributes.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A complete page: the shared head (stylesheet, deferred script, viewport) around `body`.
+    static func page(title: String, assets: StaticAssets, bodyClass: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        <link rel="stylesheet" href="\(assets.url("app.css"))">
+        <link rel="icon" href="\(assets.url("icon.svg"))" type="image/svg+xml">
+        <script src="\(assets.url("app.js"))" defer></script>
+        </head>
+        <body class="\(bodyClass)">
+        \(body)
+        </body>
+        </html>
+        """
+    }
+}

@@ -1,0 +1,76 @@
+import AttachmentStore
+import Foundation
+
+/// A note's page: title and body editing, the photo gallery, imports and the viewer.
+struct NoteDetailPage {
+    let note: Note
+    let attachments: [Attachment]
+    let assets: StaticAssets
+
+    var html: String {
+        let tiles = attachments.map { Self.tile(for: $0) }.joined(separator: "\n")
+        return HTML.page(title: note.title.isEmpty ? "Untitled" : note.title, assets: assets, bodyClass: "note-page", body: """
+            <header class="bar">
+              <a href="/" class="back">← Notes</a>
+              <span id="save-status" class="status" role="status" aria-live="polite">Saved</span>
+              <button type="button" id="delete-note" class="danger">Delete note</button>
+            </header>
+            <main id="note" data-note-id="\(note.id.rawValue)">
+              <label for="title" class="visually-hidden">Title</label>
+              <input id="title" class="title" value="\(HTML.escape(note.title))" placeholder="Title" autocomplete="off">
+              <label for="body" class="visually-hidden">Text</label>
+              <textarea id="body" class="body" placeholder="Write something" rows="8">\(HTML.escape(note.body))</textarea>
+              <section class="photos" aria-labelledby="photos-heading">
+                <div class="photos-bar">
+                  <h2 id="photos-heading">Photos</h2>
+                  <input id="import" class="file-input" type="file" multiple accept="image/*">
+                  <label class="button primary" for="import">Import photos</label>
+                  <input id="change" class="file-input" type="file" accept="image/*" tabindex="-1" aria-hidden="true">
+                </div>
+                <div id="drop" class="drop">Drop photos here</div>
+                <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
+                <ul id="gallery" class="gallery">\(tiles)</ul>
+              </section>
+            </main>
+            <dialog id="viewer" class="viewer" aria-label="Photo">
+              <div class="viewer-bar">
+                <span id="viewer-name"></span>
+                <button type="button" id="viewer-done" class="primary">Done</button>
+              </div>
+              <div class="viewer-stage">
+                <div id="viewer-spinner" class="spinner" role="progressbar" aria-label="Loading full image"></div>
+                <p id="viewer-progress" class="viewer-progress"></p>
+                <img id="viewer-image" alt="" hidden>
+              </div>
+            </dialog>
+            """)
+    }
+
+    /// One gallery tile; the page script builds the same markup for new uploads.
+    static func tile(for attachment: Attachment) -> String {
+        let resource = AttachmentResource(attachment)
+        let name = HTML.escape(attachment.filename)
+        let picture: String
+        if let thumbnail = resource.thumbnailUrl {
+            let aspect = attachment.image.map { image in
+                image.orientation >= 5 ? "\(image.height) / \(image.width)" : "\(image.width) / \(image.height)"
+            } ?? "1"
+            picture = """
+                <img loading="lazy" decoding="async" alt="\(name)" src="\(HTML.escape(thumbnail))&amp;size=200" \
+                srcset="\(HTML.escape(thumbnail))&amp;size=200 1x, \(HTML.escape(thumbnail))&amp;size=400 2x" data-aspect="\(aspect)">
+                """
+        } else {
+            picture = "<span class=\"file-icon\">\(HTML.escape(String(attachment.mediaType.split(separator: "/").last ?? "file")))</span>"
+        }
+        return """
+            <li class="tile" data-id="\(resource.id)">\
+            <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
+            data-filename="\(name)" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
+            aria-label="Open \(name)">\(picture)</button>\
+            <span class="tile-name">\(name)</span>\
+            <span class="tile-actions">\
+            <button type="button" class="change">Change photo</button>\
+            <button type="button" class="delete danger">Delete</button></span></li>
+            """
+    }
+}

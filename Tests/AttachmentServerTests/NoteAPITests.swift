@@ -1,0 +1,141 @@
+@testable import AttachmentServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Notes API", .timeLimit(.minutes(2)))
+struct NoteAPITests {
+    @Test("a created note can be read, changed and deleted")
+    func noteLifecycle() async throws {
+        try await ServerFixture().test { client in
+            let created = try await client.createNote(title: "Garden", body: "Spring")
+            #expect(created.title == "Garden")
+            let fetched = try await client.execute(uri: "/api/notes/\(created.id)", method: .get)
+            #expect(fetched.status == .ok)
+            #expect(try JSON.decode(NoteResource.self, fetched) == created)
+
+            let patched = try await client.execute(
+                uri: "/api/notes/\(created.id)", method: .patch, headers: JSON.headers, body: JSON.body(["body": "Summer"]))
+            #expect(patched.status == .ok)
+            let changed = try JSON.decode(NoteResource.self, patched)
+            #expect(changed.title == "Garden")
+            #expect(changed.body == "Summer")
+
+            #expect(try await client.execute(uri: "/api/notes/\(created.id)", method: .delete).status == .noContent)
+            let gone = try await client.execute(uri: "/api/notes/\(created.id)", method: .get)
+            #expect(gone.status == .notFound)
+            #expect(JSON.errorCode(gone) == "note_not_found")
+        }
+    }
+
+    @Test("creating a note answers 201 with its address")
+    func createAnswersLocation() async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(uri: "/api/notes", method: .post, headers: JSON.headers, body: JSON.body(["title": "A"]))
+            #expect(response.status == .created)
+            let note = try JSON.decode(NoteResource.self, response)
+            #expect(response.headers[.location] == "/api/notes/\(note.id)")
+            #expect(note.body == "")
+        }
+    }
+
+    @Test("a note can be created with no body at all")
+    func createWithoutBody() async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(uri: "/api/notes", method: .post)
+            #expect(response.status == .created)
+            #expect(try JSON.decode(NoteResource.self, response).title == "")
+        }
+    }
+
+    @Test("the list searches title and body and pages")
+    func listSearchesAndPages() async throws {
+        try await ServerFixture().test { client in
+            _ = try await client.createNote(title: "Beach day", body: "sand")
+            _ = try await client.createNote(title: "Groceries", body: "apples, sand paper")
+            _ = try await client.createNote(title: "Mountains", body: "snow")
+
+            let all = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes", method: .get))
+            #expect(all.notes.map(\.title) == ["Mountains", "Groceries", "Beach day"])
+            #expect(all.next == nil)
+
+            let sand = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes?q=sand", method: .get))
+            #expect(Set(sand.notes.map(\.title)) == ["Beach day", "Groceries"])
+            let title = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes?q=mountain", method: .get))
+            #expect(title.notes.map(\.title) == ["Mountains"])
+
+            let first = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes?limit=2", method: .get))
+            #expect(first.notes.count == 2)
+            let next = try #require(first.next)
+            let second = try JSON.decode(NotePage.self, try await client.execute(uri: next, method: .get))
+            #expect(second.notes.map(\.title) == ["Beach day"])
+            #expect(second.offset == 2)
+        }
+    }
+
+    @Test("a bad limit or offset is a 400", arguments: ["limit=0", "limit=201", "limit=ten", "offset=-1"])
+    func badPagingIsRejected(query: String) async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(uri: "/api/notes?\(query)", method: .get)
+            #expect(response.status == .badRequest)
+            #expect(JSON.errorCode(response) == "invalid_query")
+        }
+    }
+
+    @Test("a body that is not JSON is a 400")
+    func malformedJSONIsRejected() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            let response = try await client.execute(
+                uri: "/api/notes/\(note.id)", method: .patch, headers: JSON.headers, body: ByteBuffer(string: "{title"))
+            #expect(response.status == .badRequest)
+            #expect(JSON.errorCode(response) == "invalid_json")
+            let empty = try await client.execute(uri: "/api/notes/\(note.id)", method: .patch, headers: JSON.headers)
+            #expect(empty.status == .badRequest)
+        }
+    }
+
+    @Test("a body that is not application/json is a 415")
+    func wrongContentTypeIsRejected() async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(
+                uri: "/api/notes", method: .post, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "{}"))
+            #expect(response.status == .unsupportedMediaType)
+            #expect(JSON.errorCode(response) == "unsupported_media_type")
+        }
+    }
+
+    @Test("a JSON body over 1 MiB is a 413")
+    func oversizedJSONIsRejected() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            let huge = JSON.body(["body": String(repeating: "a", count: 2 << 20)])
+            let response = try await client.execute(uri: "/api/notes/\(note.id)", method: .patch, headers: JSON.headers, body: huge)
+            #expect(response.status == .contentTooLarge)
+        }
+    }
+
+    @Test("unknown and malformed note ids are 404s for every method",
+          arguments: ["00000000-0000-0000-0000-000000000000", "not-a-uuid", "..%2F..%2Fetc"])
+    func unknownNotesAre404(id: String) async throws {
+        try await ServerFixture().test { client in
+            for method in [HTTPRequest.Method.get, .delete] {
+                let response = try await client.execute(uri: "/api/notes/\(id)", method: method)
+                #expect(response.status == .notFound)
+                #expect(JSON.errorCode(response) == "note_not_found")
+            }
+            let patch = try await client.execute(uri: "/api/notes/\(id)", method: .patch, headers: JSON.headers, body: JSON.body(["title": "x"]))
+            #expect(patch.status == .notFound)
+        }
+    }
+
+    @Test("an unknown route is a JSON 404")
+    func unknownRouteIs404() async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(uri: "/api/nothing", method: .get)
+            #expect(response.status == .notFound)
+            #expect(JSON.errorCode(response) == "not_found")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+@testable import AttachmentServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Security", .timeLimit(.minutes(2)))
+struct SecurityTests {
+    @Test("pages and API answers carry a CSP without inline script, and nosniff", arguments: ["/", "/api/notes", "/api/nothing", "/health"])
+    func securityHeadersEverywhere(path: String) async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(uri: path, method: .get)
+            let policy = try #require(response.headers[.contentSecurityPolicy])
+            #expect(policy.contains("script-src 'self'"))
+            #expect(!policy.contains("unsafe-inline"))
+            #expect(!policy.contains("unsafe-eval"))
+            #expect(response.headers[.xContentTypeOptions] == "nosniff")
+        }
+    }
+
+    @Test("with a token, writes without it are 401 and reads stay open")
+    func tokenGuardsWrites() async throws {
+        try await ServerFixture(token: "s3cret").test { client in
+            let anonymous = try await client.execute(uri: "/api/notes", method: .post, headers: JSON.headers, body: JSON.body(["title": "x"]))
+            #expect(anonymous.status == .unauthorized)
+            #expect(JSON.errorCode(anonymous) == "unauthorized")
+            var wrong = JSON.headers
+            wrong[.authorization] = "Bearer s3cre7"
+            #expect(try await client.execute(uri: "/api/notes", method: .post, headers: wrong, body: JSON.body(["title": "x"])).status == .unauthorized)
+
+            var right = JSON.headers
+            right[.authorization] = "Bearer s3cret"
+            let note = try await client.createNote(headers: right)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .delete).status == .unauthorized)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .patch, headers: JSON.headers, body: JSON.body(["title": "y"])).status == .unauthorized)
+            let upload = try await client.execute(
+                uri: "/api/notes/\(note.id)/attachments?filename=a.jpg", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer(string: "x"))
+            #expect(upload.status == .unauthorized)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .delete, headers: [.authorization: "Bearer s3cret"]).status == .noContent)
+        }
+    }
+
+    @Test("listening beyond loopback without a token is refused with a reason", arguments: ["0.0.0.0", "192.168.1.10", "::"])
+    func publicBindNeedsToken(host: String) throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        #expect(throws: ServerConfiguration.Problem.tokenRequired(host: host)) { try configuration.validate() }
+        #expect(ServerConfiguration.Problem.tokenRequired(host: host).description.contains("--token"))
+        configuration.token = "t"
+        try configuration.validate()
+    }
+
+    @Test("loopback addresses need no token", arguments: ["127.0.0.1", "localhost", "::1", "127.1.2.3"])
+    func loopbackNeedsNoToken(host: String) throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        try configuration.validate()
+    }
+
+    @Test("a note title is escaped in the page")
+    func pagesEscapeUserText() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote(title: "<script>alert(1)</script>", body: "\"><img src=x onerror=alert(2)>")
+            for path in ["/", "/notes/\(note.id)"] {
+                let html = String(buffer: try await client.execute(uri: path, method: .get).body)
+                #expect(!html.contains("<script>alert"))
+                #expect(!html.contains("<img src=x"))
+                #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+            }
+        }
+    }
+}

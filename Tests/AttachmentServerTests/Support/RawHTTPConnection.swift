@@ -1,0 +1,65 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A bare HTTP/1.1 connection for tests that must control exactly when bytes are sent:
+/// streamed (chunked) uploads, an upload cut off or still arriving during shutdown.
+struct RawHTTPConnection {
+    /// A parsed response.
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+    }
+
+    /// Connects to `127.0.0.1:port` and runs `body` with a writer and a response reader;
+    /// the connection is closed afterwards.
+    static func with<T: Sendable>(
+        port: Int, _ body: (_ write: (Data) async throws -> Void, _ readResponse: () async throws -> Response?) async throws -> T
+    ) async throws -> T {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            var received = Data()
+            return try await body({ data in
+                try await outbound.write(ByteBuffer(data: data))
+            }, {
+                while true {
+                    if let response = parse(received) { return response }
+                    guard let chunk = try await iterator.next() else { return parse(received, closed: true) }
+                    received.append(contentsOf: chunk.readableBytesView)
+                }
+            })
+        }
+    }
+
+    /// The response in `data` once it is complete (by Content-Length, or by close).
+    private static func parse(_ data: Data, closed: Bool = false) -> Response? {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ")[1]) else { return nil }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let body = data[end.upperBound...]
+        if let length = headers["content-length"].flatMap(Int.init) {
+            return body.count >= length ? Response(status: status, headers: headers, body: Data(body.prefix(length))) : nil
+        }
+        return closed ? Response(status: status, headers: headers, body: Data(body)) : nil
+    }
+
+    /// `data` as one chunk of a chunked body.
+    static func chunk(_ data: Data) -> Data {
+        Data(String(data.count, radix: 16).utf8) + Data("\r\n".utf8) + data + Data("\r\n".utf8)
+    }
+
+    /// The chunk that ends a chunked body.
+    static let lastChunk = Data("0\r\n\r\n".utf8)
+}

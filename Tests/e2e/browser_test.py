@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Real-browser test of the web UI: Debian's chromium driven by selenium through chromedriver.
+
+Starts `attach serve` on a free loopback port over a fresh store, then, as a person would:
+creates a note; imports two corpus photos through the file input and waits for both progress
+bars and both thumbnails; types into the note body while a 16 MB upload is in flight (upload
+throttled through DevTools so that it is) and checks the text was saved; double-clicks a
+thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
+(download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout; deletes
+the note. Screenshots go to test-output/browser/. Exits non-zero if anything fails.
+
+Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+WAIT = 90  # seconds any single condition may take before the step fails
+
+
+def find_browser():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise SystemExit("chromium not found; run scripts/install-browser-deps.sh")
+
+
+class Server:
+    """`attach serve` in a child process on a free port, logging to a file."""
+
+    def __init__(self, binary, store, log_path):
+        self.log = open(log_path, "w")
+        self.process = subprocess.Popen(
+            [binary, "serve", "--store", store, "--port", "0"],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        if not match:
+            self.stop()
+            raise SystemExit(f"attach serve did not start: {line!r}; see {log_path}")
+        self.url = f"http://127.0.0.1:{match.group(1)}"
+
+    def get_json(self, path):
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=30) as response:
+                return response.status, json.load(response)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()  # SIGTERM: graceful shutdown
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+
+
+class BrowserTest:
+    def __init__(self, server, corpus, output):
+        self.server = server
+        self.corpus = corpus
+        self.output = output
+        options = webdriver.ChromeOptions()
+        options.binary_location = find_browser()
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                         "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+        self.driver = webdriver.Chrome(service=service, options=options)
+        self.driver.set_script_timeout(WAIT)
+        self.note_id = None
+
+    # -- helpers -------------------------------------------------------------------------------
+    def wait(self, condition, message):
+        try:
+            return WebDriverWait(self.driver, WAIT, poll_frequency=0.1).until(condition)
+        except TimeoutException:
+            self.shot("timeout")
+            raise AssertionError(f"timed out waiting: {message}")
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def shot(self, name):
+        path = os.path.join(self.output, f"{name}.png")
+        self.driver.save_screenshot(path)
+        return path
+
+    def throttle(self, upload=-1, download=-1):
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "uploadThroughput": upload, "downloadThroughput": download})
+
+    def photo(self, relative):
+        return os.path.join(self.corpus, relative)
+
+    def tiles(self):
+        return self.driver.find_elements(By.CSS_SELECTOR, "#gallery .tile")
+
+    def loaded_thumbnails(self):
+        return self.js("return [...document.querySelectorAll('#gallery .thumb img')]"
+                       ".filter(i => i.complete && i.naturalWidth > 0).length")
+
+    # -- steps -----------------------------------------------------------------------------------
+    def create_note(self):
+        self.driver.get(self.server.url + "/")
+        self.wait(lambda d: d.find_element(By.ID, "new-note"), "the notes page")
+        self.shot("01-notes-empty")
+        self.driver.find_element(By.ID, "new-note").click()
+        self.wait(lambda d: "/notes/" in d.current_url, "the new note's page")
+        self.note_id = self.driver.current_url.rstrip("/").split("/")[-1]
+        title = self.driver.find_element(By.ID, "title")
+        title.send_keys("Holiday 2026")
+        self.wait(lambda d: d.find_element(By.ID, "save-status").text == "Saved", "the title to be saved")
+        status, note = self.server.get_json(f"/api/notes/{self.note_id}")
+        assert status == 200 and note["title"] == "Holiday 2026", note
+
+    def upload_two_photos(self):
+        files = [self.photo("special/baseline.jpg"), self.photo("good/Elephants_3840x2160.jpg")]
+        self.driver.find_element(By.ID, "import").send_keys("\n".join(files))
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#uploads .upload")) == 2, "two progress bars")
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#uploads .upload[data-state=done]")) == 2,
+                  "both uploads to complete")
+        values = self.js("return [...document.querySelectorAll('#uploads progress')].map(p => p.value)")
+        assert values == [100, 100], f"progress bars at {values}"
+        self.wait(lambda d: len(self.tiles()) == 2, "two gallery tiles")
+        self.wait(lambda d: self.loaded_thumbnails() == 2, "both thumbnails to load")
+        sources = self.js("return [...document.querySelectorAll('#gallery .thumb img')].map(i => i.currentSrc)")
+        assert all("/thumbnail?" in s for s in sources), sources
+        self.shot("02-two-photos")
+        status, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+        assert [a["filename"] for a in listing["attachments"]] == ["baseline.jpg", "Elephants_3840x2160.jpg"], listing
+
+    def type_during_large_upload(self):
+        # 16 MB at 2 MB/s: the upload stays in flight for several seconds.
+        self.throttle(upload=2 * 1024 * 1024)
+        self.driver.find_element(By.ID, "import").send_keys(self.photo("special/large-16mb.jpg"))
+        row = "#uploads .upload[data-filename='large-16mb.jpg']"
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=uploading]"), "the 16 MB upload to start")
+        self.wait(lambda d: self.js(f"return document.querySelector(\"{row} progress\").value") > 0,
+                  "the 16 MB upload to report progress")
+        text = "Typed while a 16 MB photo was uploading."
+        body = self.driver.find_element(By.ID, "body")
+        body.click()
+        body.send_keys(text)
+        state = self.js(f"return document.querySelector(\"{row}\").dataset.state")
+        progress = self.js(f"return document.querySelector(\"{row} progress\").value")
+        assert state == "uploading" and progress < 100, f"the upload was not in flight while typing ({state}, {progress}%)"
+        self.shot("03-typing-during-upload")
+        self.wait(lambda d: d.find_element(By.ID, "save-status").text == "Saved", "the body to be saved")
+        status, note = self.server.get_json(f"/api/notes/{self.note_id}")
+        assert note["body"] == text, note
+        still = self.js(f"return document.querySelector(\"{row}\").dataset.state")
+        print(f"  body saved while the 16 MB upload was {still}")
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the 16 MB upload to finish")
+        self.throttle()
+        self.wait(lambda d: len(self.tiles()) == 3 and self.loaded_thumbnails() == 3, "the third thumbnail")
+        self.shot("04-three-photos")
+
+    def open_full_image(self):
+        thumb = self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0]
+        ActionChains(self.driver).double_click(thumb).perform()
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait(lambda d: viewer.get_attribute("open") is not None, "the viewer to open")
+        self.wait(lambda d: viewer.get_attribute("data-state") == "loaded", "the full image to load")
+        size = self.js("const i = document.getElementById('viewer-image');"
+                       "return [i.naturalWidth, i.naturalHeight, i.hidden]")
+        assert size[0] > 1000 and not size[2], f"full image {size}"
+        assert self.js("return document.getElementById('viewer-spinner').hidden"), "spinner still showing"
+        self.shot("05-full-image")
+        self.driver.find_element(By.ID, "viewer-done").click()
+        self.wait(lambda d: viewer.get_attribute("open") is None, "the viewer to close")
+
+    def abort_loading_image(self):
+        # The 16 MB original at 256 KB/s takes a minute: Done is pressed long before it loads.
+        self.throttle(download=256 * 1024)
+        thumb = self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[2]
+        assert thumb.get_attribute("data-filename") == "large-16mb.jpg"
+        ActionChains(self.driver).double_click(thumb).perform()
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait(lambda d: viewer.get_attribute("data-state") == "loading", "the viewer to start loading")
+        self.wait(lambda d: "MB of" in d.find_element(By.ID, "viewer-progress").text, "load progress")
+        assert not self.js("return document.getElementById('viewer-spinner').hidden"), "no spinner while loading"
+        self.shot("06-loading-with-spinner")
+        self.driver.find_element(By.ID, "viewer-done").click()
+        self.wait(lambda d: viewer.get_attribute("open") is None, "the viewer to close on Done")
+        assert viewer.get_attribute("data-state") == "aborted", viewer.get_attribute("data-state")
+        assert self.js("return document.getElementById('viewer-image').getAttribute('src')") is None
+        self.throttle()
+        self.shot("07-after-done")
+
+    def change_photo(self):
+        tile = self.tiles()[1]
+        before = tile.get_attribute("data-id")
+        old_hash = self.server.get_json(f"/api/attachments/{before}")[1]["hash"]
+        tile.find_element(By.CSS_SELECTOR, "button.change").click()
+        self.driver.find_element(By.ID, "change").send_keys(self.photo("special/photo.png"))
+        row = "#uploads .upload[data-filename='photo.png']"
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the replacement upload")
+        self.wait(lambda d: self.tiles()[1].find_element(By.CSS_SELECTOR, ".tile-name").text == "photo.png",
+                  "the tile to show the new photo")
+        self.wait(lambda d: self.loaded_thumbnails() == 3, "the new thumbnail")
+        status, attachment = self.server.get_json(f"/api/attachments/{before}")
+        assert self.tiles()[1].get_attribute("data-id") == before, "the attachment changed identity"
+        assert attachment["hash"] != old_hash and attachment["mediaType"] == "image/png", attachment
+        self.shot("08-changed-photo")
+
+    def open_with_keyboard(self):
+        thumb = self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0]
+        self.js("arguments[0].focus()", thumb)
+        ActionChains(self.driver).send_keys(Keys.ENTER).perform()
+        viewer = self.driver.find_element(By.ID, "viewer")
+        self.wait(lambda d: viewer.get_attribute("data-state") == "loaded", "the viewer opened by Enter to load")
+        ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+        self.wait(lambda d: viewer.get_attribute("open") is None, "Escape to close the viewer")
+        focused = self.js("return document.activeElement === arguments[0]", thumb)
+        assert focused, "focus did not return to the thumbnail"
+
+    def phone_width(self):
+        self.driver.set_window_size(390, 844)
+        self.driver.refresh()
+        self.wait(lambda d: self.loaded_thumbnails() >= 2, "thumbnails at phone width")
+        overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 390px wide"
+        self.shot("09-phone-width")
+        self.driver.set_window_size(1280, 900)
+
+    def no_console_errors(self):
+        problems = [entry for entry in self.driver.get_log("browser")
+                    if entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]]
+        assert not problems, f"browser console: {problems}"
+
+    def delete_note(self):
+        self.driver.find_element(By.ID, "delete-note").click()
+        alert = self.wait(lambda d: d.switch_to.alert, "the confirmation")
+        alert.accept()
+        self.wait(lambda d: d.current_url.rstrip("/") == self.server.url, "the notes list after deleting")
+        self.shot("10-deleted")
+        status, _ = self.server.get_json(f"/api/notes/{self.note_id}")
+        assert status == 404, status
+        assert not self.driver.find_elements(By.CSS_SELECTOR, f"a[href='/notes/{self.note_id}']")
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    binary, corpus = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    output = os.path.abspath(sys.argv[3] if len(sys.argv) > 3 else "test-output/browser")
+    os.makedirs(output, exist_ok=True)
+    store = tempfile.mkdtemp(prefix="attach-browser-")
+    server = Server(binary, os.path.join(store, "store"), os.path.join(output, "server.log"))
+    print(f"browser test against {server.url}; screenshots in {output}")
+    passed, failed = 0, 0
+    test = None
+    try:
+        test = BrowserTest(server, corpus, output)
+        steps = [test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
+                 test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width, test.no_console_errors,
+                 test.delete_note]
+        for index, step in enumerate(steps):
+            name = step.__name__.replace("_", " ")
+            started = time.monotonic()
+            try:
+                step()
+            except Exception as error:  # noqa: BLE001 - every failure is reported the same way
+                failed = len(steps) - index
+                print(f"✘ {name}: {error}")
+                try:
+                    test.shot(f"failed-{step.__name__}")
+                except Exception:  # noqa: BLE001
+                    pass
+                break
+            passed += 1
+            print(f"✔ {name} ({time.monotonic() - started:.1f} s)")
+    finally:
+        if test:
+            test.driver.quit()
+        server.stop()
+        shutil.rmtree(store, ignore_errors=True)
+    print(f"browser: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
