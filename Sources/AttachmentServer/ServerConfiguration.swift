@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var peerToken: String?
     /// Time between sync rounds with a peer that answers. Default 5 s.
     public var syncInterval: Duration = .seconds(5)
+    /// The most bytes per second `/blobs/...` sends to one peer; `nil` for no limit (default).
+    public var peerBandwidth: Int64?
     /// What to fetch from peers ahead of need. Default on demand (nothing).
     public var fetchMode: FetchMode = .onDemand
     /// Called once the server listens, with the port it got (useful with ``port`` `0`).
@@ -46,6 +48,7 @@ public struct ServerConfiguration: Sendable {
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
         guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
         if let token, token.isEmpty { throw .emptyToken }
+        if let peerBandwidth, peerBandwidth <= 0 { throw .invalidUploadLimit(peerBandwidth) }
         if token == nil && !Self.isLoopback(host) { throw .tokenRequired(host: host) }
     }
 

@@ -25,11 +25,19 @@ extension AttachmentStore {
         }
     }
 
-    /// The bytes of a present blob as a file, for serving them to peers.
-    /// - Throws: ``Error/blobMissing(_:)`` when this store does not have them.
+    /// The bytes of a blob as a file, for serving them to peers. A blob known here only as a
+    /// record is first fetched from this store's own peers (so peers relay bytes for each
+    /// other) when a remote blob source is configured.
+    /// - Throws: ``Error/blobMissing(_:)`` when this store does not have them and cannot get them.
     public func blobFile(_ hash: BlobHash) async throws -> (url: URL, byteCount: Int64) {
-        guard let record = try await catalog.read({ db in try BlobRecord.fetchOne(db, key: hash.rawValue) }),
-              record.state == .present else { throw Error.blobMissing(hash) }
+        guard var record = try await catalog.read({ db in try BlobRecord.fetchOne(db, key: hash.rawValue) }) else {
+            throw Error.blobMissing(hash)
+        }
+        if record.state == .remote {
+            guard let source = configuration.remoteBlobSource else { throw Error.blobMissing(hash) }
+            try await source.fetch(hash, byteCount: record.byteCount, into: self)
+            record.state = .present
+        }
         return (URL(filePath: try await localPath(for: hash)), record.byteCount)
     }
 

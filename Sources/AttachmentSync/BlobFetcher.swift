@@ -44,6 +44,14 @@ public final class BlobFetcher: RemoteBlobSource {
     /// Replaces the list of peers asked.
     public func setPeers(_ newPeers: [Peer]) { peers.withLock { $0 = newPeers } }
 
+    /// How far the transfer of `hash` has come, while one is under way.
+    public func progress(for hash: BlobHash) -> (received: Int64, total: Int64)? {
+        state.withLock { state in
+            guard case .progress(let received, let total)? = state.transfers[hash]?.lastProgress else { return nil }
+            return (received, total)
+        }
+    }
+
     /// Total blob bytes received from peers by this fetcher.
     public var bytesReceived: Int64 { state.withLock { $0.bytesReceived } }
 

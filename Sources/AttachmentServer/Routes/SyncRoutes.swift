@@ -1,4 +1,5 @@
 import AttachmentStore
+import AttachmentSync
 import Foundation
 import Hummingbird
 
@@ -45,6 +46,8 @@ struct SyncRoutes {
             file = try await dependencies.store.blobFile(hash)
         } catch AttachmentStore.Error.blobMissing {
             throw ServerError.notFound("this peer does not have the bytes of blob \(hash)", code: "blob_not_here")
+        } catch let error as SyncError {
+            throw ServerError(.badGateway, code: "peers_failed", message: "this peer could not get blob \(hash) from its own peers: \(error)")
         }
         let tag = EntityTag.of(hash)
         var headers: HTTPFields = [
@@ -63,14 +66,22 @@ struct SyncRoutes {
         case .satisfiable(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(file.byteCount)"
             if request.method == .get { dependencies.syncCounters.served(bytes.upperBound - bytes.lowerBound + 1) }
-            let body = try await dependencies.fileIO.loadFile(path: path, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
-            return Response(status: .partialContent, headers: headers, body: body)
+            return Response(status: .partialContent, headers: headers,
+                            body: try await body(path: path, range: bytes.lowerBound...bytes.upperBound, context: context))
         case .ignored:
             headers[.contentLength] = String(file.byteCount)
             guard file.byteCount > 0, request.method == .get else { return Response(status: .ok, headers: headers) }
             dependencies.syncCounters.served(file.byteCount)
-            return Response(status: .ok, headers: headers, body: try await dependencies.fileIO.loadFile(path: path, context: context))
+            return Response(status: .ok, headers: headers, body: try await body(path: path, range: 0...(file.byteCount - 1), context: context))
         }
+    }
+
+    /// The bytes, throttled to the configured peer bandwidth if there is one.
+    private func body(path: String, range: ClosedRange<Int64>, context: AppRequestContext) async throws -> ResponseBody {
+        if let rate = dependencies.configuration.peerBandwidth {
+            return ThrottledFileBody.make(path: path, range: range, bytesPerSecond: rate)
+        }
+        return try await dependencies.fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
     }
 
     /// A query integer in `range`, or `fallback` when absent.

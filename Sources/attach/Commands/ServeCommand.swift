@@ -43,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sync-interval"), help: ArgumentHelp("Seconds between sync rounds with a peer.", valueName: "SECONDS"))
     var syncInterval: Double = 5
 
+    @Option(name: .customLong("peer-bandwidth"), help: ArgumentHelp("Serve blob bytes to peers at most this fast, in MiB/s.", valueName: "MIBPS"))
+    var peerBandwidth: Double?
+
     @Option(help: ArgumentHelp("What to fetch from peers ahead of need: on-demand, thumbnails or originals.", valueName: "MODE"))
     var fetch = "on-demand"
 
@@ -55,6 +58,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxUploadBytes = maxUploadMiB << 20
         configuration.peers = try peers.map { try Peer(parsing: $0).url }
         configuration.peerToken = peerToken
+        if let peerBandwidth {
+            guard peerBandwidth > 0 else { throw ValidationError("--peer-bandwidth must be positive") }
+            configuration.peerBandwidth = Int64(peerBandwidth * 1_048_576)
+        }
         guard syncInterval > 0 else { throw ValidationError("--sync-interval must be positive") }
         configuration.syncInterval = .milliseconds(Int64(syncInterval * 1000))
         guard let mode = FetchMode(rawValue: fetch) else {
