@@ -65,6 +65,39 @@ struct PeerSyncTests {
         #expect(try await a.get("/api/attachments/\(id)").status == 404)
     }
 
+    @Test("--fetch thumbnails takes the peer's kilobyte thumbnails, --fetch originals every original")
+    func fetchModes() async throws {
+        let directory = try TemporaryDirectory("modes")
+        let (sa, sb, sc) = (directory.appending("a"), directory.appending("b"), directory.appending("c"))
+        for store in [sa, sb, sc] { try await Attach.initStore(store) }
+        let photos = try ["good/Dune.jpg", "good/Aqua.jpg"].map { try Corpus.file($0).path(percentEncoded: false) }
+        let (note, imported) = try await Self.importPhotos(photos, into: sa)
+        let a = try await ServerProcess(store: sa, port: try ServerProcess.freePort())
+        defer { a.process.kill() }
+        let lookers = try await ServerProcess(store: sb, port: try ServerProcess.freePort(),
+                                              ["--peer", a.url, "--sync-interval", "0.2", "--fetch", "thumbnails"])
+        defer { lookers.process.kill() }
+        try await ServerProcess.eventually(30, "B to hold A's thumbnails") {
+            let usage = try await Attach.run(["cache", "stats", "--json"], store: sb).stdout
+            return usage.contains("\"files\":2")
+        }
+        let id = imported[0]["id"] as! String
+        let (status, _) = try await lookers.get("/api/attachments/\(id)/thumbnail?size=200")
+        #expect(status == 200)
+        #expect(try await a.json("/sync/status")["blobBytesServed"] as? Int == 0, "thumbnails only, no original moved")
+        #expect(try await Self.attachments(lookers, note: note).allSatisfy { $0["available"] as? Bool == false })
+
+        let keepers = try await ServerProcess(store: sc, port: try ServerProcess.freePort(),
+                                              ["--peer", a.url, "--sync-interval", "0.2", "--fetch", "originals"])
+        defer { keepers.process.kill() }
+        try await ServerProcess.eventually(30, "C to hold every original") {
+            let here = try await Self.attachments(keepers, note: note)
+            return here.count == 2 && here.allSatisfy { $0["available"] as? Bool == true }
+        }
+        let total = imported.reduce(0) { $0 + ($1["byteCount"] as! Int) }
+        #expect(try await a.json("/sync/status")["blobBytesServed"] as? Int == total)
+    }
+
     @Test("a 16 MB transfer cut midway resumes when the peer returns and moves only the remainder")
     func cutTransferResumes() async throws {
         let directory = try TemporaryDirectory("resume")
