@@ -67,13 +67,13 @@ struct ThumbnailRendererTests {
         #expect(EncodedImage.metadataMarkers(in: Data(png.data)).isEmpty)
     }
 
-    @Test("every bad corpus file is a typed error within 200 ms", arguments: Corpus.badNames)
-    func badFilesFailFast(name: String) throws {
+    // How fast is measured in `make bench`, not asserted here (a loaded CI machine is no clock);
+    // that no pixel of the bomb is decoded is proved by the pixel-limit test below and by the
+    // CLI test that measures the failing process's peak memory.
+    @Test("every bad corpus file is a typed error", arguments: Corpus.badNames)
+    func badFilesAreTypedErrors(name: String) throws {
         let path = try Corpus.file("bad/\(name)").path(percentEncoded: false)
-        let clock = ContinuousClock()
-        let started = clock.now
         #expect(throws: ImagingError.self) { try ThumbnailRenderer.render(fileAt: path, maxPixelSize: 200) }
-        #expect(clock.now - started < .milliseconds(200))
     }
 
     @Test("the pixel limit is decided from the header: the 900-megapixel PNG is refused undecoded")
