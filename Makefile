@@ -48,6 +48,7 @@ bench: deps corpus
 	scripts/bench-thumbnails.sh
 	scripts/bench-storage.sh
 	scripts/bench-server.sh
+	scripts/bench-sync.sh
 
 ## bench-smoke: one short pass of every benchmark with the debug build, into test-output/ (CI runs it)
 SMOKE_ENV = BENCH_SMOKE=1 BENCH_OUT=$(CURDIR)/test-output/BENCHMARKS-smoke.md BENCH_CHART=$(CURDIR)/test-output/storage-smoke.svg \
@@ -58,6 +59,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-ingest.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
 
 ## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
 bench-server: deps corpus

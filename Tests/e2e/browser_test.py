@@ -6,8 +6,10 @@ creates a note; imports two corpus photos through the file input and waits for b
 bars and both thumbnails; types into the note body while a 16 MB upload is in flight (upload
 throttled through DevTools so that it is) and checks the text was saved; double-clicks a
 thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
-(download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout; deletes
-the note. Screenshots go to test-output/browser/. Exits non-zero if anything fails.
+(download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout;
+starts a second server that syncs the note from the first (which serves blob bytes to peers at 2 MiB/s) and sees the 16 MB
+photo's progress ring move and then its thumbnail replace it; deletes the note. Screenshots go to test-output/browser/.
+Exits non-zero if anything fails.
 
 Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
 """
@@ -44,10 +46,10 @@ def find_browser():
 class Server:
     """`attach serve` in a child process on a free port, logging to a file."""
 
-    def __init__(self, binary, store, log_path):
+    def __init__(self, binary, store, log_path, options=()):
         self.log = open(log_path, "w")
         self.process = subprocess.Popen(
-            [binary, "serve", "--store", store, "--port", "0"],
+            [binary, "serve", "--store", store, "--port", "0", *options],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
@@ -74,8 +76,10 @@ class Server:
 
 
 class BrowserTest:
-    def __init__(self, server, corpus, output):
+    def __init__(self, server, corpus, output, binary, scratch):
         self.server = server
+        self.binary = binary
+        self.scratch = scratch
         self.corpus = corpus
         self.output = output
         options = webdriver.ChromeOptions()
@@ -244,6 +248,60 @@ class BrowserTest:
         self.shot("09-phone-width")
         self.driver.set_window_size(1280, 900)
 
+    def remote_photo_arrives(self):
+        # A second server pulls the note's records from the first; the bytes stay there until a
+        # thumbnail is asked for. The first serves them at 2 MiB/s (--peer-bandwidth 2), so the
+        # 16 MB original takes about 8 s to arrive: long enough to watch the ring move.
+        peer = Server(self.binary, os.path.join(self.scratch, "peer-store"), os.path.join(self.output, "peer-server.log"),
+                      ["--peer", self.server.url, "--sync-interval", "0.5"])
+        try:
+            listing = self.wait(lambda d: self.synced(peer), "the second server to pull the note")
+            large = next(a for a in listing if a["filename"] == "large-16mb.jpg")
+            assert not any(a["available"] for a in listing), listing
+            self.driver.get(f"{peer.url}/notes/{self.note_id}")
+            tile = f"#gallery .tile[data-id='{large['id']}']"
+            ring = tile + " [role=progressbar]"
+            self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ring), "the progress ring of the 16 MB photo")
+            assert len(self.driver.find_elements(By.CSS_SELECTOR, "#gallery [role=progressbar]")) >= 1
+
+            def value():
+                return int(self.js(f"const r = document.querySelector(\"{ring}\"); return r ? r.getAttribute('aria-valuenow') : -1"))
+            self.wait(lambda d: 0 < value() < 100, "the ring to show the 16 MB photo partly fetched")
+            first = value()
+            label = self.driver.find_element(By.CSS_SELECTOR, tile + " .ring-label").text
+            assert re.fullmatch(r"\d{1,3}%", label), f"ring label {label!r}"
+            self.shot("10-remote-fetching")
+            self.wait(lambda d: value() > first, f"the ring to move on from {first}%")
+            second = value()
+            self.driver.set_window_size(390, 844)
+            overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 390px wide"
+            self.js("arguments[0].scrollIntoView({block: 'center'})", self.driver.find_element(By.CSS_SELECTOR, tile))
+            self.shot("11-remote-fetching-phone")
+            self.driver.set_window_size(1280, 900)
+            self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ring), "the thumbnail to replace the ring")
+            loaded = self.js(f"const i = document.querySelector(\"{tile} .thumb img\");"
+                             "return i.complete && i.naturalWidth > 0 && !i.closest('[data-availability]')")
+            assert loaded, "the ring went but the thumbnail is not showing"
+            self.wait(lambda d: self.loaded_thumbnails() == 3, "every synced thumbnail")
+            print(f"  ring seen at {first}% and {second}% before the thumbnail replaced it")
+            self.shot("12-remote-arrived")
+            status, attachment = peer.get_json(f"/api/attachments/{large['id']}")
+            assert attachment["available"] and "fetch" not in attachment, attachment
+            ActionChains(self.driver).double_click(self.driver.find_element(By.CSS_SELECTOR, tile + " .thumb")).perform()
+            viewer = self.driver.find_element(By.ID, "viewer")
+            self.wait(lambda d: viewer.get_attribute("data-state") == "loaded", "the fetched photo to open in the viewer")
+            self.driver.find_element(By.ID, "viewer-done").click()
+            self.wait(lambda d: viewer.get_attribute("open") is None, "the viewer to close")
+        finally:
+            self.driver.get(f"{self.server.url}/notes/{self.note_id}")
+            peer.stop()
+
+    def synced(self, peer):
+        """The note's attachments on `peer` once it has pulled all three, else None."""
+        status, listing = peer.get_json(f"/api/notes/{self.note_id}/attachments")
+        return listing["attachments"] if status == 200 and len(listing["attachments"]) == 3 else None
+
     def no_console_errors(self):
         problems = [entry for entry in self.driver.get_log("browser")
                     if entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]]
@@ -254,7 +312,7 @@ class BrowserTest:
         alert = self.wait(lambda d: d.switch_to.alert, "the confirmation")
         alert.accept()
         self.wait(lambda d: d.current_url.rstrip("/") == self.server.url, "the notes list after deleting")
-        self.shot("10-deleted")
+        self.shot("13-deleted")
         status, _ = self.server.get_json(f"/api/notes/{self.note_id}")
         assert status == 404, status
         assert not self.driver.find_elements(By.CSS_SELECTOR, f"a[href='/notes/{self.note_id}']")
@@ -267,15 +325,15 @@ def main():
     output = os.path.abspath(sys.argv[3] if len(sys.argv) > 3 else "test-output/browser")
     os.makedirs(output, exist_ok=True)
     store = tempfile.mkdtemp(prefix="attach-browser-")
-    server = Server(binary, os.path.join(store, "store"), os.path.join(output, "server.log"))
+    server = Server(binary, os.path.join(store, "store"), os.path.join(output, "server.log"), ["--peer-bandwidth", "2"])
     print(f"browser test against {server.url}; screenshots in {output}")
     passed, failed = 0, 0
     test = None
     try:
-        test = BrowserTest(server, corpus, output)
+        test = BrowserTest(server, corpus, output, binary, store)
         steps = [test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
-                 test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width, test.no_console_errors,
-                 test.delete_note]
+                 test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
+                 test.remote_photo_arrives, test.no_console_errors, test.delete_note]
         for index, step in enumerate(steps):
             name = step.__name__.replace("_", " ")
             started = time.monotonic()

@@ -10,6 +10,14 @@ struct AttachmentResource: ResponseCodable, Equatable {
         var orientation: Int
     }
 
+    /// How far the transfer of the bytes from a peer has come.
+    struct FetchProgress: Codable, Equatable {
+        /// Bytes received so far, counting those kept from an earlier transfer that was cut.
+        var received: Int64
+        /// The size of the whole blob, in bytes.
+        var total: Int64
+    }
+
     var id: String
     var noteId: String
     var position: Int
@@ -30,8 +38,11 @@ struct AttachmentResource: ResponseCodable, Equatable {
     var originalUrl: String
     /// The thumbnail address without `size`, or `nil` when the attachment is not an image.
     var thumbnailUrl: String?
+    /// Present only while the bytes are being fetched from a peer (``available`` is false then).
+    var fetch: FetchProgress?
 
-    init(_ attachment: Attachment) {
+    /// The resource of `attachment`, with `fetch` when a transfer of its bytes is under way.
+    init(_ attachment: Attachment, fetch: FetchProgress? = nil) {
         id = attachment.id.rawValue
         noteId = attachment.noteID.rawValue
         position = attachment.position
@@ -48,6 +59,7 @@ struct AttachmentResource: ResponseCodable, Equatable {
         originalUrl = "/api/attachments/\(attachment.id.rawValue)/original?v=\(attachment.blobHash.rawValue)"
         thumbnailUrl = attachment.image == nil
             ? nil : "/api/attachments/\(attachment.id.rawValue)/thumbnail?v=\(attachment.blobHash.rawValue)"
+        self.fetch = fetch
     }
 }
 

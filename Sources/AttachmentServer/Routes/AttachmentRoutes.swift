@@ -16,7 +16,7 @@ struct AttachmentRoutes {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> AttachmentList {
-        AttachmentList(attachments: try await store.attachments(of: try NoteRoutes.noteID(context)).map(AttachmentResource.init))
+        AttachmentList(attachments: try await store.attachments(of: try NoteRoutes.noteID(context)).map(resource))
     }
 
     /// Streams the upload into the store. One file answers 201 with the attachment; a form
@@ -31,7 +31,7 @@ struct AttachmentRoutes {
         if isForm, request.headers[.accept]?.contains("text/html") == true {
             return Response(status: .seeOther, headers: [.location: "/notes/\(note.rawValue)"])
         }
-        let resources = added.map(AttachmentResource.init)
+        let resources = added.map { AttachmentResource($0) }
         var response = try isForm
             ? AttachmentList(attachments: resources).response(from: request, context: context)
             : resources[0].response(from: request, context: context)
@@ -41,7 +41,15 @@ struct AttachmentRoutes {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
-        AttachmentResource(try await store.attachment(try Self.attachmentID(context)))
+        resource(try await store.attachment(try Self.attachmentID(context)))
+    }
+
+    /// The attachment as JSON; while its bytes are coming from a peer, with how far that has come.
+    func resource(_ attachment: Attachment) -> AttachmentResource {
+        guard attachment.availability == .remote, let progress = dependencies.fetcher?.progress(for: attachment.blobHash) else {
+            return AttachmentResource(attachment)
+        }
+        return AttachmentResource(attachment, fetch: .init(received: progress.received, total: progress.total))
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

@@ -47,30 +47,50 @@ struct NoteDetailPage {
     }
 
     /// One gallery tile; the page script builds the same markup for new uploads.
+    ///
+    /// An image whose bytes are on a peer gets a placeholder with a progress ring over its
+    /// tile, and its thumbnail address in `data-src`: the page script requests it (which makes
+    /// the server fetch the bytes), a few at a time, and removes the ring when it has loaded.
     static func tile(for attachment: Attachment) -> String {
         let resource = AttachmentResource(attachment)
         let name = HTML.escape(attachment.filename)
+        let remote = attachment.availability == .remote && resource.thumbnailUrl != nil
         let picture: String
         if let thumbnail = resource.thumbnailUrl {
             let aspect = attachment.image.map { image in
                 image.orientation >= 5 ? "\(image.height) / \(image.width)" : "\(image.width) / \(image.height)"
             } ?? "1"
+            let source = remote ? "data-src" : "src"
             picture = """
-                <img loading="lazy" decoding="async" alt="\(name)" src="\(HTML.escape(thumbnail))&amp;size=200" \
-                srcset="\(HTML.escape(thumbnail))&amp;size=200 1x, \(HTML.escape(thumbnail))&amp;size=400 2x" data-aspect="\(aspect)">
+                <img\(remote ? "" : " loading=\"lazy\"") decoding="async" alt="\(name)" \(source)="\(HTML.escape(thumbnail))&amp;size=200" \
+                \(source)set="\(HTML.escape(thumbnail))&amp;size=200 1x, \(HTML.escape(thumbnail))&amp;size=400 2x" data-aspect="\(aspect)">
                 """
         } else {
             picture = "<span class=\"file-icon\">\(HTML.escape(String(attachment.mediaType.split(separator: "/").last ?? "file")))</span>"
         }
         return """
-            <li class="tile" data-id="\(resource.id)">\
+            <li class="tile" data-id="\(resource.id)"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-filename="\(name)" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
-            aria-label="Open \(name)">\(picture)</button>\
+            aria-label="Open \(name)">\(picture)</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(name)</span>\
             <span class="tile-actions">\
             <button type="button" class="change">Change photo</button>\
             <button type="button" class="delete danger">Delete</button></span></li>
             """
+    }
+
+    /// The placeholder over a tile whose bytes are on a peer: a ring (`role="progressbar"`) that
+    /// the page script moves as the bytes arrive. `name` is already escaped. The circle's radius
+    /// makes its circumference 100, so `stroke-dasharray="P 100"` draws P percent.
+    static func fetchRing(name: String) -> String {
+        """
+        <div class="fetch"><div class="ring" role="progressbar" aria-label="Fetching \(name) from a peer" \
+        aria-valuemin="0" aria-valuemax="100" aria-valuenow="0">\
+        <svg viewBox="0 0 36 36" aria-hidden="true" focusable="false">\
+        <circle class="ring-track" cx="18" cy="18" r="15.9155"/>\
+        <circle class="ring-value" cx="18" cy="18" r="15.9155" stroke-dasharray="0 100"/></svg>\
+        <span class="ring-label">0%</span></div></div>
+        """
     }
 }

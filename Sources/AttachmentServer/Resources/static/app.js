@@ -1,5 +1,6 @@
 // AttachmentStore web UI. Plain JavaScript, no build step, nothing from another host.
-// Pages are rendered on the server; this file adds autosave, search, uploads and the viewer.
+// Pages are rendered on the server; this file adds autosave, search, uploads, the viewer and the
+// progress of photos whose bytes are still coming from a peer.
 'use strict';
 
 (() => {
@@ -298,11 +299,142 @@
         }
       }
     });
-    // A broken thumbnail (a damaged image) shows the file name instead.
+    // A broken thumbnail (a damaged image) shows the file name instead. Photos still coming
+    // from a peer are left to remoteTiles.
     gallery.addEventListener('error', (event) => {
-      if (event.target.tagName !== 'IMG') return;
+      if (event.target.tagName !== 'IMG' || event.target.closest('.tile[data-availability=remote]')) return;
       event.target.replaceWith(element('span', { class: 'file-icon', text: 'no preview' }));
     }, true);
+  }
+
+  // ---- Note page: photos whose bytes are on a peer -----------------------------------------
+  // Their tiles (data-availability="remote") keep the thumbnail address in data-src. Requesting
+  // the thumbnail makes the server fetch the bytes from a peer first, which can take seconds,
+  // so those requests are paced: at most MAX_LOADING at a time, for tiles near the viewport,
+  // leaving the browser's few connections per host to autosave and the polls. While a request
+  // is in flight the attachment is polled for the transfer's progress, which moves the ring;
+  // once the thumbnail has loaded the placeholder goes and the tile is a normal one.
+  function remoteTiles() {
+    const gallery = document.getElementById('gallery');
+    const MAX_LOADING = 2;
+    const POLL_MS = 500;
+    const near = new Set(); // remote tiles near the viewport, waiting for their turn
+    const loading = new Set(); // remote tiles whose thumbnail request is in flight
+    let timer = null;
+    let polling = false;
+
+    const show = (item, received, total) => {
+      const ring = item.querySelector('.fetch .ring');
+      if (!ring) return;
+      const percent = total > 0 ? Math.min(100, Math.floor((received / total) * 100)) : 0;
+      ring.setAttribute('aria-valuenow', String(percent));
+      if (total > 0) ring.setAttribute('aria-valuetext', `${percent}%: ${megabytes(received)} of ${megabytes(total)}`);
+      else ring.removeAttribute('aria-valuetext');
+      ring.querySelector('.ring-value').setAttribute('stroke-dasharray', `${percent} 100`);
+      ring.querySelector('.ring-label').textContent = `${percent}%`;
+    };
+
+    const poll = async () => {
+      timer = null;
+      polling = true;
+      await Promise.all([...loading].map(async (item) => {
+        if (!item.isConnected) { loading.delete(item); return; } // deleted or replaced meanwhile
+        try {
+          const attachment = await api('GET', `/api/attachments/${item.dataset.id}`);
+          if (!loading.has(item)) return;
+          if (attachment.fetch) show(item, attachment.fetch.received, attachment.fetch.total);
+          else if (attachment.available) show(item, attachment.byteCount, attachment.byteCount);
+        } catch (_) { /* the next poll asks again */ }
+      }));
+      polling = false;
+      pump();
+    };
+    const schedule = () => {
+      if (timer === null && !polling && loading.size > 0) timer = setTimeout(poll, POLL_MS);
+    };
+
+    const start = (item) => {
+      near.delete(item);
+      loading.add(item);
+      const image = item.querySelector('.thumb img');
+      image.setAttribute('srcset', image.dataset.srcset);
+      image.setAttribute('src', image.dataset.src);
+    };
+    const pump = () => {
+      for (const item of gallery.querySelectorAll('.tile[data-availability=remote]')) {
+        if (loading.size >= MAX_LOADING) break;
+        if (near.has(item)) start(item);
+      }
+      schedule();
+    };
+
+    const done = (item) => {
+      loading.delete(item);
+      near.delete(item);
+      observer.unobserve(item);
+    };
+    const reveal = (item) => {
+      done(item);
+      item.querySelector('.fetch').remove();
+      delete item.dataset.availability;
+      pump();
+    };
+    const fail = async (item, image) => {
+      done(item);
+      pump();
+      let available = false;
+      try { available = (await api('GET', `/api/attachments/${item.dataset.id}`)).available; } catch (_) { /* not here */ }
+      if (available) { // the bytes came, but they are not a picture the server can read
+        image.replaceWith(element('span', { class: 'file-icon', text: 'no preview' }));
+        reveal(item);
+        return;
+      }
+      item.dataset.fetch = 'failed';
+      const overlay = item.querySelector('.fetch');
+      overlay.querySelector('.ring').hidden = true;
+      overlay.append(element('span', { class: 'fetch-failed', text: 'Could not fetch' }),
+        element('button', { type: 'button', class: 'retry', text: 'Retry', 'aria-label': `Retry fetching ${image.alt}` }));
+    };
+    const retry = (item) => {
+      delete item.dataset.fetch;
+      const overlay = item.querySelector('.fetch');
+      for (const node of overlay.querySelectorAll('.fetch-failed, .retry')) node.remove();
+      overlay.querySelector('.ring').hidden = false;
+      show(item, 0, 0);
+      const image = item.querySelector('.thumb img');
+      const fresh = image.cloneNode(false); // a new element, so the browser asks again
+      fresh.removeAttribute('src');
+      fresh.removeAttribute('srcset');
+      image.replaceWith(fresh);
+      item.querySelector('.thumb').focus();
+      observer.observe(item);
+    };
+
+    const observer = new IntersectionObserver((entries) => {
+      for (const { target, isIntersecting } of entries) {
+        if (loading.has(target) || target.dataset.fetch === 'failed') continue;
+        if (isIntersecting) near.add(target); else near.delete(target);
+      }
+      pump();
+    }, { rootMargin: '200px' });
+    for (const item of gallery.querySelectorAll('.tile[data-availability=remote]')) observer.observe(item);
+
+    const remoteTile = (image) => {
+      const item = image.tagName === 'IMG' ? image.closest('.tile') : null;
+      return item && loading.has(item) ? item : null;
+    };
+    gallery.addEventListener('load', (event) => {
+      const item = remoteTile(event.target);
+      if (item) reveal(item);
+    }, true);
+    gallery.addEventListener('error', (event) => {
+      const item = remoteTile(event.target);
+      if (item) fail(item, event.target);
+    }, true);
+    gallery.addEventListener('click', (event) => {
+      const button = event.target.closest('button.retry');
+      if (button) retry(button.closest('.tile'));
+    });
   }
 
   function viewer() {
@@ -400,6 +532,7 @@
     const noteID = main.dataset.noteId;
     autosave(`/api/notes/${noteID}`);
     uploads(noteID);
+    remoteTiles();
     viewer();
     document.getElementById('delete-note').addEventListener('click', async () => {
       if (!window.confirm('Delete this note and all of its photos? This cannot be undone.')) return;
