@@ -8,7 +8,7 @@ PORT ?= 8080
 BROWSER_PYTHON ?= /usr/bin/python3
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test bench deps browser-deps corpus build browser-test bench-server clean
+.PHONY: run test bench bench-smoke bench-server deps browser-deps corpus build browser-test clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -41,16 +41,29 @@ test: deps browser-deps corpus
 browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
 
-## bench: measure ingest against cp + sync, and the server under load against nginx; write BENCHMARKS.md
+## bench: ingest, thumbnails and storage strategies against cp + sync and vipsthumbnail, and the
+## server under load against nginx; writes BENCHMARKS.md
 bench: deps corpus
-	$(SWIFT) build -c release --product attach
+	$(SWIFT) build -c release
 	scripts/bench-ingest.sh
+	scripts/bench-thumbnails.sh
+	scripts/bench-storage.sh
 	scripts/bench-server.sh
 
 ## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
 bench-server: deps corpus
 	$(SWIFT) build -c release --product attach
 	scripts/bench-server.sh
+
+## bench-smoke: one short pass of every benchmark with the debug build, into test-output/ (CI runs it)
+SMOKE_ENV = BENCH_SMOKE=1 BENCH_OUT=$(CURDIR)/test-output/BENCHMARKS-smoke.md BENCH_CHART=$(CURDIR)/test-output/storage-smoke.svg \
+	ATTACH_BIN=$(CURDIR)/.build/debug/attach ATTACH_BENCH_BIN=$(CURDIR)/.build/debug/attach-bench PEAK_RSS_BIN=$(CURDIR)/.build/debug/peak-rss
+bench-smoke: deps corpus
+	$(SWIFT) build
+	mkdir -p test-output
+	$(SMOKE_ENV) scripts/bench-ingest.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 
 clean:
 	rm -rf .build

@@ -72,6 +72,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "attach-bench",
+            dependencies: [
+                "AttachmentStore", "Imaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/attach-bench"
+        ),
         .target(
             name: "TestSupport",
             dependencies: [

@@ -11,94 +11,30 @@
 #   BENCH_SMOKE=1  one run, first 5 photos, seed imported 5 times (CI smoke pass; not a benchmark)
 #   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
 #   TMPDIR         where the scratch folders go (default /tmp); its filesystem is what is measured
+# Shared helpers (inputs, markers, timing, statistics, the report's header): scripts/bench-lib.sh.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-corpus=${ATTACH_CORPUS:-$repo/.cache/corpus}
-bin=${ATTACH_BIN:-$repo/.build/release/attach}
-out=${BENCH_OUT:-$repo/BENCHMARKS.md}
-smoke=${BENCH_SMOKE:-0}
-runs=${BENCH_RUNS:-5}
-
-say() { printf 'bench: %s\n' "$*" >&2; }
-die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=scripts/bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
 
 # --- inputs ----------------------------------------------------------------------------------
-[ -d "$corpus" ] || die "corpus not found at $corpus (run \`make corpus\`, or set ATTACH_CORPUS)"
-corpus=$(cd "$corpus" && pwd)
-[ -d "$corpus/fifty" ] || die "corpus folder $corpus/fifty is missing (run \`make corpus\`)"
-seed=$corpus/special/seed-3.7mb.jpg
-[ -f "$seed" ] || die "corpus file $seed is missing (run \`make corpus\`)"
-if [ ! -x "$bin" ]; then
-  die "attach binary not found or not executable at $bin (run \`swift build -c release --product attach\`, or set ATTACH_BIN)"
-fi
-
-if [ "$smoke" = 1 ]; then
-  runs=1; count=5
-else
-  case $runs in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive integer, got '$runs'" ;; esac
-  count=50
-fi
+bench_inputs
 seed_times=$count
-
-shopt -s nullglob
-all=("$corpus"/fifty/*.jpg)
-shopt -u nullglob
-if [ "$smoke" = 1 ]; then
-  [ "${#all[@]}" -ge "$count" ] || die "$corpus/fifty holds ${#all[@]} JPEGs; the smoke pass needs at least $count"
-else
-  [ "${#all[@]}" -eq 50 ] || die "$corpus/fifty holds ${#all[@]} JPEGs, expected 50 (rebuild the corpus: rm -rf $corpus && make corpus)"
-fi
-files=("${all[@]:0:count}")
-input_bytes=$(stat -c %s "${files[@]}" | awk '{ s += $1 } END { print s }')
-seed_bytes=$(stat -c %s "$seed")
 seed_args=()
 for ((i = 0; i < seed_times; i++)); do seed_args+=("$seed"); done
 
 # The output must be writable, with one ingest section or none: checked now, not after the runs.
-count_markers() { # prints "BEGINS ENDS" for file $1
-  printf '%s %s\n' "$(grep -c '^<!-- ingest:begin -->$' "$1" || true)" "$(grep -c '^<!-- ingest:end -->$' "$1" || true)"
-}
-if [ -f "$out" ]; then
-  [ -w "$out" ] || die "$out is not writable"
-  read -r begins ends < <(count_markers "$out")
-  if ! { [ "$begins" = 0 ] && [ "$ends" = 0 ]; } && ! { [ "$begins" = 1 ] && [ "$ends" = 1 ]; }; then
-    die "$out has $begins '<!-- ingest:begin -->' and $ends '<!-- ingest:end -->' lines; expected one of each (or none). Fix the markers; nothing was run."
-  fi
-else
-  [ -w "$(dirname "$out")" ] || die "cannot create $out: its folder is not writable"
-fi
+bench_check_output ingest
 
 # --- scratch ---------------------------------------------------------------------------------
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/attach-bench.XXXXXX")
-cleanup() {
-  chmod -R u+w "$scratch" 2>/dev/null || true
-  rm -rf "$scratch"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_scratch
 
 # cp's counterpart of workload (a): the seed under $seed_times names (symlinks; cp copies the
 # target of a symlink named on its command line), so one `cp` writes $seed_times full copies.
 mkdir "$scratch/seed-links"
 for ((i = 0; i < seed_times; i++)); do ln -s "$seed" "$scratch/seed-links/seed-$(printf %02d "$i").jpg"; done
 seed_links=("$scratch"/seed-links/*.jpg)
-
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
-fresh() { # remove a previous run's folder, untimed, and let its deletion reach the disk
-  if [ -e "$1" ]; then chmod -R u+w "$1"; rm -rf "$1"; fi
-  sync
-}
-warm() { cat "$@" > /dev/null; } # untimed: inputs come from the page cache on both sides
-
-attach_quiet() { # runs attach with its output in a log; shows the log and stops on failure
-  local log=$scratch/attach.log
-  if ! "$bin" "$@" > "$log" 2>&1; then
-    cat "$log" >&2
-    die "attach $1 failed (binary $bin)"
-  fi
-}
 
 stat_field() { # stat_field STORE NAME: a number from `attach stats --json`
   "$bin" stats --store "$1" --json | grep -o "\"$2\":[0-9]*" | cut -d: -f2
@@ -116,7 +52,7 @@ for ((r = 1; r <= runs; r++)); do
   fresh "$d"
 
   s=$scratch/store; fresh "$s"; attach_quiet init --store "$s"; warm "${files[@]}"
-  t0=$(now); attach_quiet import --store "$s" --new-note bench -- "${files[@]}"; t1=$(now)
+  t0=$(now); attach_quiet import --no-thumbnails --store "$s" --new-note bench -- "${files[@]}"; t1=$(now)
   t_att+=("$(elapsed "$t0" "$t1")"); k_att+=("$(du -sk "$s" | cut -f1)")
   n=$(stat_field "$s" attachments); nb=$(stat_field "$s" blobs)
   [ "$n" = "${#files[@]}" ] && [ "$nb" = "${#files[@]}" ] \
@@ -131,7 +67,7 @@ for ((r = 1; r <= runs; r++)); do
   fresh "$d"
 
   s=$scratch/seedstore; fresh "$s"; attach_quiet init --store "$s"; warm "$seed"
-  t0=$(now); attach_quiet import --store "$s" --new-note "seed$seed_times" -- "${seed_args[@]}"; t1=$(now)
+  t0=$(now); attach_quiet import --no-thumbnails --store "$s" --new-note "seed$seed_times" -- "${seed_args[@]}"; t1=$(now)
   t_attseed+=("$(elapsed "$t0" "$t1")"); k_attseed+=("$(du -sk "$s" | cut -f1)"); b_attseed+=("$(du -sb "$s" | cut -f1)")
   n=$(stat_field "$s" attachments); nb=$(stat_field "$s" blobs)
   [ "$n" = "$seed_times" ] && [ "$nb" = 1 ] \
@@ -141,22 +77,6 @@ for ((r = 1; r <= runs; r++)); do
 done
 
 # --- statistics ------------------------------------------------------------------------------
-# summary V...: prints "min median max" (median of an even count: mean of the middle two).
-summary() {
-  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.10g %.10g %.10g\n", v[1], m, v[NR] }'
-}
-median() { summary "$@" | cut -d' ' -f2; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-
-row_time() { # row_time LABEL REFERENCE_MEDIAN|"" VALUES...
-  local label=$1 ref=$2; shift 2
-  local min med max r
-  read -r min med max < <(summary "$@")
-  if [ -n "$ref" ]; then r="$(ratio "$med" "$ref")×"; else r="1.00× (reference)"; fi
-  printf '| %s | %d | %.3f s | %.3f s | %.3f s | %s |\n' "$label" "$#" "$min" "$med" "$max" "$r"
-}
 row_disk() { # row_disk LABEL REFERENCE_MEDIAN_KIB|"" KIB_VALUES...
   local label=$1 ref=$2; shift 2
   local min med max r
@@ -189,29 +109,6 @@ table=$(
 )
 
 # --- the report ------------------------------------------------------------------------------
-mem=$(free -g | awk '/^Mem:/ { print $2 }')
-fstype=$(stat -f -c %T "$scratch")
-if command -v findmnt > /dev/null && mnt=$(findmnt -n -o FSTYPE -T "$scratch" 2>/dev/null) && [ -n "$mnt" ] && [ "$mnt" != "$fstype" ]; then
-  fstype="$fstype (findmnt: $mnt)"
-fi
-if commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null); then
-  if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no -- . ':!BENCHMARKS.md' 2>/dev/null)" ]; then
-    commit="$commit (with uncommitted changes)"
-  fi
-else
-  commit=uncommitted
-fi
-version=$("$bin" --version 2>/dev/null || echo unknown)
-case $bin in
-  "$repo"/*) binshown=${bin#"$repo"/} ;;
-  *) binshown=$bin ;;
-esac
-case $bin in
-  */debug/*) build="debug build" ;;
-  */release/*) build="release build" ;;
-  *) build="build type unknown" ;;
-esac
-
 x_time=$(ratio "$m_att" "$m_cp"); x_seed=$(ratio "$m_attseed" "$m_cpseed")
 x_disk=$(ratio "$mk_att" "$mk_cp"); x_one=$(ratio "$mk_attseed" "$k_one")
 mbs() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / 1048576 / s }'; }
@@ -225,9 +122,7 @@ section=$(
     echo "**Smoke pass (BENCH_SMOKE=1): one run, $nphotos photos. These numbers check that the benchmark works; they are not a benchmark.**"
     echo
   fi
-  echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "- Machine: $(nproc) CPUs, ${mem} GiB RAM (free -g), $(uname -sr), scratch filesystem $fstype"
-  echo "- Commit: $commit; attach $version ($build, \`$binshown\`)"
+  bench_header
   echo "- Input: $nphotos distinct 12 MP JPEGs from the corpus \`fifty/\` ($input_bytes bytes), and \`special/seed-3.7mb.jpg\` ($seed_bytes bytes)"
   echo "- Reproduce: \`make bench\` (builds the release binary, then runs \`scripts/bench-ingest.sh\`; BENCH_RUNS=N sets the number of runs)"
   echo
@@ -237,29 +132,11 @@ section=$(
   echo
   echo "### What this shows"
   echo
-  echo "attach import took ${x_time}× the time of cp + sync for the same $nphotos files (median $(printf '%.3f' "$m_att") s, about $(mbs "$input_bytes" "$m_att") MiB/s, against $(printf '%.3f' "$m_cp") s, about $(mbs "$input_bytes" "$m_cp") MiB/s). That price buys durability per file: each attach import hashes the bytes while copying, fsyncs each file and the directory it is renamed into, and commits a SQLite transaction per file (WAL, synchronous = FULL), so each photo is on disk before the next one starts; cp + sync makes everything durable once, at the end. attach's time also includes starting the process and opening the catalog once. For the $nphotos distinct photos the store takes ${x_disk}× the disk of the plain copies ($((overhead_kib)) KiB more: the catalog and the blob folders)."
+  echo "attach import took ${x_time}× the time of cp + sync for the same $nphotos files (median $(printf '%.3f' "$m_att") s, about $(mbs "$input_bytes" "$m_att") MiB/s, against $(printf '%.3f' "$m_cp") s, about $(mbs "$input_bytes" "$m_cp") MiB/s). That price buys durability per file: each attach import hashes the bytes while copying, fsyncs each file and the directory it is renamed into, and commits a SQLite transaction per file (WAL, synchronous = FULL), so each photo is on disk before the next one starts; cp + sync makes everything durable once, at the end. attach's time also includes starting the process and opening the catalog once; thumbnails are off here (\`--no-thumbnails\`; the thumbnails section measures them). For the $nphotos distinct photos the store takes ${x_disk}× the disk of the plain copies ($((overhead_kib)) KiB more: the catalog and the blob folders)."
   echo
-  echo "Importing seed-3.7mb.jpg $seed_times times (workload a) keeps one blob and $seed_times attachments: the store takes ${x_one}× the disk of one image ($mk_attseed KiB against $k_one KiB; $mb_attseed bytes apparent), where cp's $seed_times copies take $mk_cpseed KiB. Deduplication saves disk, not time: attach still copies each of the $seed_times into a staging file, hashing it, and fsyncs it before finding the blob already present and dropping the copy, so it took ${x_seed}× the time of cp + sync writing the $seed_times copies (median $(printf '%.3f' "$m_attseed") s against $(printf '%.3f' "$m_cpseed") s)."
+  echo "Importing seed-3.7mb.jpg $seed_times times (workload a) keeps one blob and $seed_times attachments: the store takes ${x_one}× the disk of one image ($mk_attseed KiB against $k_one KiB; $mb_attseed bytes apparent), where cp's $seed_times copies take $mk_cpseed KiB. Deduplication saves disk and the fsync of each repeat: attach still copies each of the $seed_times into a staging file while hashing it, then finds the blob already present and drops the copy unsynced, so it took ${x_seed}× the time of cp + sync writing the $seed_times copies (median $(printf '%.3f' "$m_attseed") s against $(printf '%.3f' "$m_cpseed") s)."
   echo '<!-- ingest:end -->'
 )
 
-if [ -f "$out" ]; then
-  read -r begins ends < <(count_markers "$out")
-  if [ "$begins" = 0 ] && [ "$ends" = 0 ]; then
-    { cat "$out"; echo; echo "$section"; } > "$scratch/out.md"
-  elif [ "$begins" = 1 ] && [ "$ends" = 1 ]; then
-    printf '%s\n' "$section" > "$scratch/section.md"
-    awk -v sec="$scratch/section.md" '
-      /^<!-- ingest:begin -->$/ { while ((getline line < sec) > 0) print line; skip = 1; next }
-      /^<!-- ingest:end -->$/ { skip = 0; next }
-      !skip { print }' "$out" > "$scratch/out.md"
-  else
-    die "$out changed while the benchmark ran: its ingest markers are no longer one of each (or none). Left unchanged."
-  fi
-  cat "$scratch/out.md" > "$out"
-else
-  { echo '# Benchmarks'; echo; echo "$section"; } > "$out"
-fi
-
-say "wrote the ingest section of $out"
+bench_write_section ingest "$section"
 echo "$table"

@@ -54,7 +54,8 @@ extension AttachmentStore {
                 position: try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db),
                 blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
                 filename: Self.displayName(filename), width: blob.image?.width, height: blob.image?.height,
-                orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now
+                orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now,
+                clock: self.clock.tick().rawValue
             )
             try record.insert(db)
             return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
@@ -95,6 +96,7 @@ extension AttachmentStore {
             record.orientation = blob.image?.orientation
             if let filename { record.filename = Self.displayName(filename) }
             record.updatedAt = Date()
+            record.clock = self.clock.tick().rawValue
             try record.update(db)
             return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
         })
@@ -107,8 +109,10 @@ extension AttachmentStore {
             guard let record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
+            let stamp = self.clock.tick()
+            try TombstoneRecord(entity: "attachment", id: record.id, clock: stamp.rawValue).save(db)
             try record.delete(db)
-            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, in: db)
+            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, clock: stamp, in: db)
         }
     }
 
@@ -122,10 +126,12 @@ extension AttachmentStore {
             let count = try AttachmentRecord.filter(AttachmentRecord.Columns.noteId == record.noteId).fetchCount(db)
             let target = min(max(position, 0), count - 1)
             guard target != record.position else { return }
-            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, in: db)
-            try db.execute(sql: "UPDATE attachment SET position = position + 1 WHERE noteId = ? AND position >= ? AND id != ?",
-                           arguments: [record.noteId, target, record.id])
+            let stamp = self.clock.tick()
+            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, clock: stamp, in: db)
+            try db.execute(sql: "UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ?",
+                           arguments: [stamp.rawValue, record.noteId, target, record.id])
             record.position = target
+            record.clock = stamp.rawValue
             try record.update(db)
         }
     }

@@ -57,13 +57,14 @@ extension AttachmentStore {
             for record in try BlobRecord.unreferenced(in: db) {
                 let hash = BlobHash(trusted: record.hash)
                 let info = try? POSIXFile.status(blobs.path(for: hash))
-                if let info, BlobFileScan.modificationDate(info) >= cutoff { kept += 1; continue }
+                let age = info.map(BlobFileScan.modificationDate) ?? record.createdAt
+                if age >= cutoff && (info != nil || blobs.placement == .catalog) { kept += 1; continue }
                 if !dryRun {
                     try blobs.remove(hash)
                     try record.delete(db)
                 }
                 count += 1
-                bytes += info.map { Int64($0.st_size) } ?? 0
+                bytes += info.map { Int64($0.st_size) } ?? (blobs.placement == .catalog ? record.byteCount : 0)
             }
             return (count, bytes, kept)
         }

@@ -25,7 +25,7 @@ extension AttachmentStore {
         if let cached = imageCache.value(forKey: key) { return cached }
         guard let entry = try await catalog.read({ db in try ImageEntryRecord.fetchOne(db, key: key) }) else { return nil }
         let hash = BlobHash(trusted: entry.blobHash)
-        let path = blobs.path(for: hash)
+        let path = try await localPath(for: hash)
         let data = try await BlockingPool.run {
             guard let data = FileManager.default.contents(atPath: path) else { throw Error.blobMissing(hash) }
             return data

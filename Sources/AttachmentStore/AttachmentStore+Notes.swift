@@ -10,7 +10,9 @@ extension AttachmentStore {
     public func createNote(title: String, body: String = "") async throws -> Note {
         let now = Date()
         let note = Note(id: .make(), title: title, body: body, createdAt: now, updatedAt: now)
-        try await catalog.write { db in try NoteRecord(note).insert(db) }
+        var record = NoteRecord(note)
+        record.clock = clock.tick().rawValue
+        try await catalog.write { [record] db in try record.insert(db) }
         return note
     }
 
@@ -22,6 +24,7 @@ extension AttachmentStore {
             if let title { record.title = title }
             if let body { record.body = body }
             record.updatedAt = Date()
+            record.clock = self.clock.tick().rawValue
             try record.update(db)
             return record.note
         }
@@ -32,7 +35,9 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func deleteNote(_ id: NoteID) async throws {
         try await catalog.write { db in
-            guard try NoteRecord.deleteOne(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            guard try NoteRecord.exists(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            try TombstoneRecord(entity: "note", id: id.rawValue, clock: self.clock.tick().rawValue).save(db)
+            try NoteRecord.deleteOne(db, key: id.rawValue)
         }
     }
 

@@ -10,9 +10,12 @@ extension AttachmentStore {
     /// - Throws: ``Error/attachmentNotFound(_:)``; ``Error/notAvailableLocally(_:)`` when only the
     ///   record is here and the bytes are on a peer.
     public func original(of id: AttachmentID) async throws -> AttachmentContent {
-        let attachment = try await attachment(id)
-        guard attachment.availability == .local else { throw Error.notAvailableLocally(id) }
-        return AttachmentContent(attachment: attachment, fileURL: URL(filePath: blobs.path(for: attachment.blobHash)))
+        var attachment = try await attachment(id)
+        if attachment.availability == .remote {
+            try await ensureLocal(attachment)
+            attachment = try await self.attachment(id)
+        }
+        return AttachmentContent(attachment: attachment, fileURL: URL(filePath: try await localPath(for: attachment.blobHash)))
     }
 
     /// The original bytes as chunks that report progress, for loads a person watches.

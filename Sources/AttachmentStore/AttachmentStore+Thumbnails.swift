@@ -24,10 +24,10 @@ extension AttachmentStore {
         }
         let attachment = try await attachment(id)
         guard MediaTypeSniffer.isReadableRaster(attachment.mediaType) else { throw Error.notAnImage(id) }
-        guard attachment.availability == .local else { throw Error.notAvailableLocally(id) }
+        try await ensureLocal(attachment)
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
         do {
-            return try await thumbnails.thumbnail(for: key, sourcePath: blobs.path(for: attachment.blobHash), priority: priority)
+            return try await thumbnails.thumbnail(for: key, sourcePath: try await localPath(for: attachment.blobHash), priority: priority)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
         }
@@ -46,6 +46,8 @@ extension AttachmentStore {
         guard MediaTypeSniffer.isReadableRaster(attachment.mediaType), attachment.availability == .local else { return }
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
+        // Catalog-placed blobs would first have to be written out; they are made on request.
+        guard blobs.placement == .files else { return }
         thumbnails.prefetch(key, sourcePath: blobs.path(for: attachment.blobHash))
     }
 

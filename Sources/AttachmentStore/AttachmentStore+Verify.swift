@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 
@@ -35,20 +36,7 @@ extension AttachmentStore {
         for record in snapshot.blobs.sorted(by: { $0.hash < $1.hash }) {
             try Task.checkCancellation()
             let hash = BlobHash(trusted: record.hash)
-            let path = blobs.path(for: hash)
-            let finding: (VerificationReport.Damage.Kind, String)? = try await BlockingPool.run {
-                guard (try? POSIXFile.status(path)) ?? nil != nil else { return (.missing, "no file at \(path)") }
-                do {
-                    let (actual, size) = try BlobFileScan.hash(fileAt: path)
-                    if size != record.byteCount {
-                        return (.sizeMismatch, "catalog says \(record.byteCount) bytes, file has \(size)")
-                    }
-                    if actual != hash { return (.hashMismatch, "bytes hash to \(actual)") }
-                    return nil
-                } catch {
-                    return (.unreadable, String(describing: error))
-                }
-            }
+            let finding = try await inspect(record, hash: hash)
             report.blobsChecked += 1
             report.bytesChecked += record.byteCount
             guard let (kind, detail) = finding else { continue }
@@ -69,6 +57,31 @@ extension AttachmentStore {
         report.unreferencedFiles = unreferenced
         report.temporaryFiles = temporary
         return report
+    }
+
+    /// Re-hashes one blob where it is kept; `nil` when it is intact.
+    private func inspect(_ record: BlobRecord, hash: BlobHash) async throws -> (VerificationReport.Damage.Kind, String)? {
+        @Sendable func judge(_ actual: BlobHash, _ size: Int64) -> (VerificationReport.Damage.Kind, String)? {
+            if size != record.byteCount { return (.sizeMismatch, "catalog says \(record.byteCount) bytes, found \(size)") }
+            if actual != hash { return (.hashMismatch, "bytes hash to \(actual)") }
+            return nil
+        }
+        if blobs.placement == .catalog {
+            guard let bytes = try await catalog.read({ db in try BlobContentRecord.bytes(of: hash, in: db) }) else {
+                return (.missing, "no bytes in the catalog")
+            }
+            return try await BlockingPool.run { judge(BlobHash(digest: SHA256.hash(data: bytes)), Int64(bytes.count)) }
+        }
+        let path = blobs.path(for: hash)
+        return try await BlockingPool.run {
+            guard (try? POSIXFile.status(path)) ?? nil != nil else { return (.missing, "no file at \(path)") }
+            do {
+                let (actual, size) = try BlobFileScan.hash(fileAt: path)
+                return judge(actual, size)
+            } catch {
+                return (.unreadable, String(describing: error))
+            }
+        }
     }
 
     /// Keeps only damage to blobs something still references (a concurrent `gc` may have

@@ -19,10 +19,16 @@ public final class AttachmentStore: Sendable {
     public struct Configuration: Sendable {
         /// How long a write waits for another process's transaction before failing. Default 30 s.
         public var busyTimeout: TimeInterval = 30
+        /// Where a store created with this configuration keeps original bytes. Default
+        /// ``BlobPlacement/files``. Ignored when opening an existing store.
+        public var blobPlacement = BlobPlacement.files
         /// Byte budget of the in-memory cache of the key-value image store. Default 32 MiB.
         public var imageCacheByteLimit: Int = 32 << 20
         /// How thumbnails are made and cached (200 px, one render per core, 32 MiB in memory).
         public var thumbnails = ThumbnailConfiguration()
+        /// Where the bytes of attachments that arrived by sync come from when someone asks for
+        /// them. Default `nil`: asking for them throws ``Error/notAvailableLocally(_:)``.
+        public var remoteBlobSource: (any RemoteBlobSource)?
         /// Where the store logs. Default: a logger labelled `attachment-store`.
         public var logger = Logger(label: "attachment-store")
 
@@ -32,6 +38,8 @@ public final class AttachmentStore: Sendable {
 
     /// The store directory.
     public let directory: URL
+    /// Where this store keeps original bytes (fixed when it was created).
+    public var blobPlacement: BlobPlacement { blobs.placement }
     /// The configuration the store was opened with.
     public let configuration: Configuration
     let layout: StoreLayout
@@ -39,14 +47,19 @@ public final class AttachmentStore: Sendable {
     let blobs: BlobStore
     let imageCache: MemoryCache<String, Data>
     let thumbnails: ThumbnailPipeline
+    let clock: HybridClock
+
+    /// This store's stable peer id, made when the store was created.
+    public var peerID: String { clock.peer }
 
     private init(layout: StoreLayout, catalog: Catalog, configuration: Configuration) {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
-        self.blobs = BlobStore(root: layout.root)
+        self.blobs = BlobStore(root: layout.root, placement: catalog.placement)
         self.configuration = configuration
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
+        self.clock = HybridClock(peer: catalog.peerID, latest: catalog.latestClock)
         self.thumbnails = ThumbnailPipeline(configuration: configuration.thumbnails, cachePath: layout.cachePath,
                                             logger: configuration.logger)
     }
@@ -58,7 +71,8 @@ public final class AttachmentStore: Sendable {
         try await BlockingPool.run {
             let layout = StoreLayout(directory: directory)
             try layout.validateExisting()
-            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout)
+            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout,
+                                      placement: configuration.blobPlacement)
             return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
         }
     }
@@ -70,7 +84,8 @@ public final class AttachmentStore: Sendable {
         try await BlockingPool.run {
             let layout = StoreLayout(directory: directory)
             try layout.createIfNeeded()
-            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout)
+            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout,
+                                      placement: configuration.blobPlacement)
             return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
         }
     }

@@ -95,6 +95,16 @@ static inline int cvips_webp(VipsImage *in, void **buffer, size_t *length, int q
 #endif
 }
 
+/// Opens a whole image for a full decode (random access, `fail_on` = error).
+static inline VipsImage *cvips_open_full(const char *path) {
+    return vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+}
+
+/// Applies EXIF orientation to an image.
+static inline int cvips_autorotate(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
 /// Frees a buffer a save function returned.
 static inline void cvips_free_buffer(void *buffer) {
     g_free(buffer);

@@ -1,10 +1,12 @@
 import Foundation
+import GRDB
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Original bytes in content-addressed, read-only files: `blobs/sha256/ab/cd/<hash>`.
+/// Original bytes in content-addressed, read-only files: `blobs/sha256/ab/cd/<hash>`
+/// (or, for stores created with ``BlobPlacement/catalog``, in the catalog's `blobContent`).
 ///
 /// Bytes arrive through a ``BlobWriter`` in `tmp/` (same filesystem), are made durable, and
 /// are installed by `rename` — the only way a file appears under `blobs/`. A blob file is
@@ -13,6 +15,8 @@ import Glibc
 struct BlobStore: Sendable {
     /// The store directory.
     let root: String
+    /// Files, or inside the catalog.
+    let placement: BlobPlacement
     /// `<root>/blobs/sha256`.
     let blobsDirectory: String
     /// `<root>/tmp`.
@@ -21,8 +25,9 @@ struct BlobStore: Sendable {
     /// Bytes moved per read or write call.
     static let chunkSize = 1 << 20
 
-    init(root: String) {
+    init(root: String, placement: BlobPlacement = .files) {
         self.root = root
+        self.placement = placement
         self.blobsDirectory = root + "/blobs/sha256"
         self.temporaryDirectory = root + "/tmp"
     }
@@ -50,7 +55,8 @@ struct BlobStore: Sendable {
     /// Moves a staged blob into `blobs/` and syncs the directory, unless the same content is
     /// already there. Call it inside the catalog write transaction that references the blob,
     /// so that `gc` (which also deletes inside a write transaction) cannot interleave. Blocks.
-    func install(_ staged: StagedBlob) throws(AttachmentStore.Error) -> Installation {
+    func install(_ staged: StagedBlob, in db: Database) throws -> Installation {
+        if placement == .catalog { return try installInCatalog(staged, in: db) }
         let destination = path(for: staged.hash)
         if isPresent(staged) { return .alreadyPresent }
         try staged.makeDurable()
@@ -62,8 +68,25 @@ struct BlobStore: Sendable {
             try POSIXFile.syncDirectory(directory)
             return .installed
         } catch {
-            throw .writeFailed(path: root, reason: error.reason)
+            throw AttachmentStore.Error.writeFailed(path: root, reason: error.reason)
         }
+    }
+
+    /// Stores the staged bytes in the catalog's `blobContent`, unless already there.
+    private func installInCatalog(_ staged: StagedBlob, in db: Database) throws -> Installation {
+        if try BlobContentRecord.exists(db, key: staged.hash.rawValue) { return .alreadyPresent }
+        guard let bytes = FileManager.default.contents(atPath: staged.temporaryPath) else {
+            throw AttachmentStore.Error.writeFailed(path: root, reason: "the staged copy vanished")
+        }
+        try BlobRecord.markPresent(staged.hash, byteCount: staged.byteCount, in: db)
+        try BlobContentRecord(hash: staged.hash.rawValue, bytes: bytes).insert(db)
+        return .installed
+    }
+
+    /// Where a catalog-placed blob is written out for readers that need a file (libvips,
+    /// exports): `cache/blobs/ab/<hash>`, derived and safe to delete.
+    func materializedPath(for hash: BlobHash) -> String {
+        "\(root)/cache/blobs/\(hash.rawValue.prefix(2))/\(hash.rawValue)"
     }
 
     /// Whether the blob `staged` would become is already stored (same name, same size).
@@ -75,7 +98,8 @@ struct BlobStore: Sendable {
     /// Syncs a staged blob unless its content is already stored, so that the later install
     /// (inside the catalog transaction) rarely has to wait for a sync. Blocks.
     func prepare(_ staged: StagedBlob) throws(AttachmentStore.Error) {
-        if !isPresent(staged) { try staged.makeDurable() }
+        // Catalog placement copies the bytes into SQLite, whose commit makes them durable.
+        if placement == .files && !isPresent(staged) { try staged.makeDurable() }
     }
 
     /// Deletes a blob file. Call only inside a catalog write transaction that has just found
@@ -83,6 +107,7 @@ struct BlobStore: Sendable {
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error) {
         do throws(SystemError) {
             try POSIXFile.remove(path(for: hash))
+            try POSIXFile.remove(materializedPath(for: hash))
         } catch {
             throw .writeFailed(path: root, reason: error.reason)
         }

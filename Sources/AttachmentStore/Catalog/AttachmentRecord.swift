@@ -26,6 +26,8 @@ struct AttachmentRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     var metadata: [String: String]
     var createdAt: Date
     var updatedAt: Date
+    /// When it last changed, by the clock of the peer that changed it (empty before sync existed).
+    var clock: String = ""
 
     /// The next free position at the end of a note's attachments.
     static func nextPosition(inNote noteId: String, in db: Database) throws -> Int {
@@ -34,9 +36,9 @@ struct AttachmentRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     }
 
     /// Closes the gap a removed attachment left, so positions stay 0..<count.
-    static func closeGap(at position: Int, inNote noteId: String, in db: Database) throws {
-        try db.execute(sql: "UPDATE attachment SET position = position - 1 WHERE noteId = ? AND position > ?",
-                       arguments: [noteId, position])
+    static func closeGap(at position: Int, inNote noteId: String, clock: ClockStamp, in db: Database) throws {
+        try db.execute(sql: "UPDATE attachment SET position = position - 1, clock = ? WHERE noteId = ? AND position > ?",
+                       arguments: [clock.rawValue, noteId, position])
     }
 }
 

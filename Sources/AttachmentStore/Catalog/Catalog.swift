@@ -11,9 +11,16 @@ final class Catalog: Sendable {
     /// The underlying database.
     let pool: DatabasePool
 
-    /// Opens (and migrates) the catalog at `path`. Blocks.
     /// - Throws: ``AttachmentStore/Error/notAStore(path:reason:)`` when the file is not a catalog.
-    init(path: String, busyTimeout: TimeInterval) throws(AttachmentStore.Error) {
+    /// Where this store keeps original bytes (recorded in the catalog at creation).
+    let placement: BlobPlacement
+    /// This store's stable peer id (recorded in the catalog at creation).
+    let peerID: String
+    /// The newest clock reading in the catalog, to start the clock past it.
+    let latestClock: ClockStamp?
+
+    /// Opens (and migrates) the catalog at `path`; a new catalog records `placement`. Blocks.
+    init(path: String, busyTimeout: TimeInterval, placement requested: BlobPlacement) throws(AttachmentStore.Error) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "AttachmentStore.catalog"
@@ -23,6 +30,20 @@ final class Catalog: Sendable {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try CatalogSchema.migrator.migrate(pool)
+            // A store that already holds blobs predates the setting: its bytes are files.
+            let (recorded, peer, latest) = try pool.write { db in
+                let hasBlobs = try BlobRecord.fetchCount(db) > 0
+                let placement = try StoreSetting.recordOnce("blobPlacement", hasBlobs ? BlobPlacement.files.rawValue : requested.rawValue, in: db)
+                let peer = try StoreSetting.recordOnce("peerID", UUID().uuidString.lowercased(), in: db)
+                let latest = try String.fetchOne(db, sql: """
+                    SELECT MAX(clock) FROM (SELECT clock FROM note UNION ALL SELECT clock FROM attachment
+                                            UNION ALL SELECT clock FROM tombstone)
+                    """)
+                return (placement, peer, latest)
+            }
+            placement = BlobPlacement(rawValue: recorded) ?? .files
+            peerID = peer
+            latestClock = latest.map(ClockStamp.init(rawValue:))
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
         } catch {

@@ -45,6 +45,54 @@ enum CatalogSchema {
                 t.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2: store settings, bytes inside the catalog") { db in
+            try db.create(table: "storeSetting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+            try db.create(table: "blobContent") { t in
+                t.primaryKey("hash", .text).references("blob", column: "hash", onDelete: .cascade)
+                t.column("bytes", .blob).notNull()
+            }
+        }
+        migrator.registerMigration("v3: clocks, tombstones and the change feed for sync") { db in
+            try db.alter(table: "note") { t in t.add(column: "clock", .text).notNull().defaults(to: "") }
+            try db.alter(table: "attachment") { t in t.add(column: "clock", .text).notNull().defaults(to: "") }
+            try db.create(table: "tombstone") { t in
+                t.column("entity", .text).notNull().check { ["note", "attachment"].contains($0) }
+                t.column("id", .text).notNull()
+                t.column("clock", .text).notNull()
+                t.primaryKey(["entity", "id"])
+            }
+            // The feed keeps one row per record: its latest change. Triggers fill it, so every
+            // write path (local or applied from a peer) is in the feed, and peers relay changes.
+            try db.create(table: "change") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("entity", .text).notNull()
+                t.column("id", .text).notNull()
+                t.uniqueKey(["entity", "id"])
+            }
+            for (table, entity) in [("note", "note"), ("attachment", "attachment")] {
+                for event in ["INSERT", "UPDATE"] {
+                    try db.execute(sql: """
+                        CREATE TRIGGER \(table)_\(event.lowercased())_feeds_change AFTER \(event) ON \(table) BEGIN
+                            DELETE FROM change WHERE entity = '\(entity)' AND id = NEW.id;
+                            INSERT INTO change (entity, id) VALUES ('\(entity)', NEW.id);
+                        END
+                        """)
+                }
+            }
+            for event in ["INSERT", "UPDATE"] {
+                try db.execute(sql: """
+                    CREATE TRIGGER tombstone_\(event.lowercased())_feeds_change AFTER \(event) ON tombstone BEGIN
+                        DELETE FROM change WHERE entity = NEW.entity AND id = NEW.id;
+                        INSERT INTO change (entity, id) VALUES (NEW.entity, NEW.id);
+                    END
+                    """)
+            }
+            try db.execute(sql: "INSERT INTO change (entity, id) SELECT 'note', id FROM note ORDER BY createdAt")
+            try db.execute(sql: "INSERT INTO change (entity, id) SELECT 'attachment', id FROM attachment ORDER BY createdAt")
+        }
         return migrator
     }
 }

@@ -19,6 +19,8 @@ struct NoteRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     var body: String
     var createdAt: Date
     var updatedAt: Date
+    /// When it last changed, by the clock of the peer that changed it (empty before sync existed).
+    var clock: String = ""
 
     init(_ note: Note) {
         id = note.id.rawValue

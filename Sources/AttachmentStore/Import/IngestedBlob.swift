@@ -6,6 +6,13 @@ struct IngestedBlob: Sendable {
     let mediaType: String
     let image: ImageHeader?
 
+    /// A staged blob whose type is already known (bytes received from a peer).
+    init(staged: StagedBlob, mediaType: String, image: ImageHeader?) {
+        self.staged = staged
+        self.mediaType = mediaType
+        self.image = image
+    }
+
     /// Sniffs and (for raster images) probes a staged blob. Blocks.
     init(staged: StagedBlob) {
         self.staged = staged
@@ -63,7 +70,7 @@ extension AttachmentStore {
 
     /// Installs the blob and records it as present. Call inside a catalog write transaction.
     func commit(_ blob: IngestedBlob, in db: GRDB.Database) throws {
-        _ = try blobs.install(blob.staged)
+        _ = try blobs.install(blob.staged, in: db)
         try BlobRecord.markPresent(blob.staged.hash, byteCount: blob.staged.byteCount, in: db)
     }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+
+/// Brings the bytes of remote blobs to this store; implemented by the sync module over HTTP.
+///
+/// The store calls it when someone asks for the thumbnail or the original of an attachment
+/// whose bytes are on a peer. Implementations coalesce concurrent requests for one blob and
+/// must be safe to call from any task.
+public protocol RemoteBlobSource: Sendable {
+    /// Makes the bytes of `hash` present in `store`, or throws why they could not be fetched.
+    func fetch(_ hash: BlobHash, byteCount: Int64, into store: AttachmentStore) async throws
+}
+
+extension AttachmentStore {
+    /// Starts (or resumes) receiving the bytes of a remote blob.
+    /// - Throws: ``Error/writeFailed(path:reason:)`` when another download of it is running.
+    public func blobDownload(for hash: BlobHash, byteCount: Int64) async throws -> BlobDownload {
+        try await BlockingPool.run { try BlobDownload(store: self, hash: hash, expectedSize: byteCount) }
+    }
+
+    /// Whether the bytes of `hash` are here.
+    public func hasBlob(_ hash: BlobHash) async throws -> Bool {
+        try await catalog.read { db in
+            try BlobRecord.filter(key: hash.rawValue).filter(BlobRecord.Columns.state == BlobRecord.State.present.rawValue).fetchCount(db) > 0
+        }
+    }
+
+    /// The bytes of a present blob as a file, for serving them to peers.
+    /// - Throws: ``Error/blobMissing(_:)`` when this store does not have them.
+    public func blobFile(_ hash: BlobHash) async throws -> (url: URL, byteCount: Int64) {
+        guard let record = try await catalog.read({ db in try BlobRecord.fetchOne(db, key: hash.rawValue) }),
+              record.state == .present else { throw Error.blobMissing(hash) }
+        return (URL(filePath: try await localPath(for: hash)), record.byteCount)
+    }
+
+    /// Installs verified downloaded bytes and marks the blob present.
+    func installDownloaded(_ staged: StagedBlob) async throws {
+        let blob = IngestedBlob(staged: staged, mediaType: "application/octet-stream", image: nil)
+        try await committing(blob) { db in try self.commit(blob, in: db) }
+    }
+
+    /// Fetches the bytes of a remote attachment through the configured source, or explains
+    /// that they are not here.
+    func ensureLocal(_ attachment: Attachment) async throws {
+        guard attachment.availability == .remote else { return }
+        guard let source = configuration.remoteBlobSource else { throw Error.notAvailableLocally(attachment.id) }
+        try await source.fetch(attachment.blobHash, byteCount: attachment.byteCount, into: self)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+extension AttachmentStore {
+    /// The change feed after `sequence`: each changed note, attachment record (as a token,
+    /// without bytes) and deletion, in the order of its latest change, at most `limit` of them.
+    ///
+    /// Changes this store applied from peers are in the feed too, so peers relay for each other.
+    public func changes(since sequence: Int64, limit: Int = 500) async throws -> SyncBatch {
+        let limit = max(1, min(limit, 10_000))
+        let peer = peerID
+        return try await catalog.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT seq, entity, id FROM change WHERE seq > ? ORDER BY seq LIMIT ?",
+                                        arguments: [sequence, limit + 1])
+            var changes: [SyncChange] = []
+            for row in rows.prefix(limit) {
+                let (entity, id): (String, String) = (row["entity"], row["id"])
+                if let change = try Self.currentChange(entity: entity, id: id, in: db) { changes.append(change) }
+            }
+            let next: Int64 = rows.prefix(limit).last?["seq"] ?? sequence
+            return SyncBatch(peerID: peer, changes: changes, nextSequence: next, hasMore: rows.count > limit)
+        }
+    }
+
+    /// What the feed says about one record now: its state, its tombstone, or nothing (an
+    /// attachment deleted with its note).
+    private static func currentChange(entity: String, id: String, in db: Database) throws -> SyncChange? {
+        if let tombstone = try TombstoneRecord.fetchOne(db, key: ["entity": entity, "id": id]) {
+            return .tombstone(.init(entity: entity, id: id, clock: ClockStamp(rawValue: tombstone.clock)))
+        }
+        switch entity {
+        case "note":
+            guard let note = try NoteRecord.fetchOne(db, key: id) else { return nil }
+            return .note(.init(id: NoteID(rawValue: note.id), title: note.title, body: note.body,
+                               createdAt: note.createdAt, updatedAt: note.updatedAt, clock: ClockStamp(rawValue: note.clock)))
+        case "attachment":
+            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [id]).first else { return nil }
+            let value = row.value
+            return .attachment(.init(
+                id: value.id, noteID: value.noteID, position: value.position, blobHash: value.blobHash,
+                byteCount: value.byteCount, mediaType: value.mediaType, filename: value.filename, image: value.image,
+                metadata: value.metadata, createdAt: value.createdAt, updatedAt: value.updatedAt,
+                clock: ClockStamp(rawValue: row.attachment.clock)))
+        default:
+            return nil
+        }
+    }
+
+    /// Applies a peer's batch in one transaction, idempotently: newer versions win (by hybrid
+    /// logical clock, the peer id breaking ties), deletions always win, and attachment records
+    /// arrive with their blob marked remote. No blob bytes move.
+    public func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
+        let clock = self.clock
+        return try await catalog.write { db in
+            var report = SyncApplyReport()
+            var tokens: [SyncChange.AttachmentToken] = []
+            for change in batch.changes {
+                switch change {
+                case .note(let note):
+                    clock.observe(note.clock)
+                    if try Self.applyNote(note, in: db) { report.notesApplied += 1 } else { report.ignored += 1 }
+                case .attachment(let token):
+                    clock.observe(token.clock)
+                    tokens.append(token)
+                case .tombstone(let tombstone):
+                    clock.observe(tombstone.clock)
+                    if try Self.applyTombstone(tombstone, in: db) { report.deletionsApplied += 1 } else { report.ignored += 1 }
+                }
+            }
+            // Attachments after notes: a note edited after its attachments were added comes later in the feed.
+            for token in tokens {
+                switch try Self.applyAttachment(token, in: db) {
+                case .applied(let newRemoteBlob):
+                    report.attachmentsApplied += 1
+                    if newRemoteBlob { report.newRemoteBlobs += 1 }
+                case .ignored:
+                    report.ignored += 1
+                }
+            }
+            return report
+        }
+    }
+
+    private static func applyNote(_ note: SyncChange.NoteState, in db: Database) throws -> Bool {
+        guard try !TombstoneRecord.exists(entity: "note", id: note.id.rawValue, in: db) else { return false }
+        if let local = try NoteRecord.fetchOne(db, key: note.id.rawValue), ClockStamp(rawValue: local.clock) >= note.clock {
+            return false
+        }
+        var record = NoteRecord(Note(id: note.id, title: note.title, body: note.body, createdAt: note.createdAt, updatedAt: note.updatedAt))
+        record.clock = note.clock.rawValue
+        try record.save(db)
+        return true
+    }
+
+    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, in db: Database) throws -> Bool {
+        guard try !TombstoneRecord.exists(entity: tombstone.entity, id: tombstone.id, in: db) else { return false }
+        try TombstoneRecord(entity: tombstone.entity, id: tombstone.id, clock: tombstone.clock.rawValue).insert(db)
+        switch tombstone.entity {
+        case "note": try NoteRecord.deleteOne(db, key: tombstone.id)
+        case "attachment": try AttachmentRecord.deleteOne(db, key: tombstone.id)
+        default: break
+        }
+        return true
+    }
+
+    private enum AttachmentOutcome { case applied(newRemoteBlob: Bool), ignored }
+
+    private static func applyAttachment(_ token: SyncChange.AttachmentToken, in db: Database) throws -> AttachmentOutcome {
+        guard try !TombstoneRecord.exists(entity: "attachment", id: token.id.rawValue, in: db),
+              try !TombstoneRecord.exists(entity: "note", id: token.noteID.rawValue, in: db) else { return .ignored }
+        if let local = try AttachmentRecord.fetchOne(db, key: token.id.rawValue), ClockStamp(rawValue: local.clock) >= token.clock {
+            return .ignored
+        }
+        if try !NoteRecord.exists(db, key: token.noteID.rawValue) {
+            // The note's own change comes in a later batch; until then it is an empty note
+            // older than any real version of it.
+            var placeholder = NoteRecord(Note(id: token.noteID, title: "", body: "", createdAt: token.createdAt, updatedAt: token.createdAt))
+            placeholder.clock = ClockStamp.origin.rawValue
+            try placeholder.insert(db)
+        }
+        var newRemoteBlob = false
+        if try !BlobRecord.exists(db, key: token.blobHash.rawValue) {
+            try BlobRecord(hash: token.blobHash.rawValue, byteCount: token.byteCount, state: .remote, createdAt: Date()).insert(db)
+            newRemoteBlob = true
+        }
+        try AttachmentRecord(
+            id: token.id.rawValue, noteId: token.noteID.rawValue, position: token.position, blobHash: token.blobHash.rawValue,
+            mediaType: token.mediaType, filename: AttachmentStore.displayName(token.filename), width: token.image?.width,
+            height: token.image?.height, orientation: token.image?.orientation, metadata: token.metadata,
+            createdAt: token.createdAt, updatedAt: token.updatedAt, clock: token.clock.rawValue
+        ).save(db)
+        return .applied(newRemoteBlob: newRemoteBlob)
+    }
+
+    /// Blobs known here only as records: their bytes are on a peer.
+    public func remoteBlobs() async throws -> [(hash: BlobHash, byteCount: Int64)] {
+        try await catalog.read { db in
+            try BlobRecord.filter(BlobRecord.Columns.state == BlobRecord.State.remote.rawValue).fetchAll(db)
+                .map { (BlobHash(trusted: $0.hash), $0.byteCount) }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Crypto
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bytes of a remote blob arriving from a peer, into `tmp/fetch-<hash>.part`.
+///
+/// A transfer that is cut leaves its partial file; the next download of the same blob
+/// resumes after ``resumeOffset`` (ask the peer for `Range: bytes=<offset>-`). Nothing
+/// counts until ``finish()`` has hashed the whole file and found the expected hash: a wrong
+/// byte from any peer is thrown away, never stored. The partial file is locked while a
+/// download holds it, so `gc` leaves it alone (and removes it after the grace period once
+/// it is abandoned). Safe to use from one task at a time; appends run off the cooperative pool.
+public final class BlobDownload: Sendable {
+    /// The blob being received.
+    public let hash: BlobHash
+    /// Its size, from the attachment record.
+    public let expectedSize: Int64
+    /// Bytes already received by an earlier, cut transfer.
+    public let resumeOffset: Int64
+
+    private let store: AttachmentStore
+    private let path: String
+    private let descriptor: Mutex<Int32?>
+    private let received: Mutex<Int64>
+
+    init(store: AttachmentStore, hash: BlobHash, expectedSize: Int64) throws {
+        self.store = store
+        self.hash = hash
+        self.expectedSize = expectedSize
+        self.path = store.layout.temporaryPath + "/fetch-\(hash.rawValue).part"
+        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(fd)
+            throw AttachmentStore.Error.writeFailed(path: path, reason: "another download of this blob is in progress")
+        }
+        var info = stat()
+        fstat(fd, &info)
+        var offset = Int64(info.st_size)
+        if offset > expectedSize {
+            // More bytes than the blob has: the partial is wrong; start again.
+            ftruncate(fd, 0)
+            offset = 0
+        }
+        self.resumeOffset = offset
+        self.descriptor = Mutex(fd)
+        self.received = Mutex(offset)
+    }
+
+    deinit { close() }
+
+    /// Bytes received so far, the resumed part included.
+    public var receivedBytes: Int64 { received.withLock { $0 } }
+
+    /// Appends bytes that follow what was received.
+    /// - Throws: ``AttachmentStore/Error/writeFailed(path:reason:)``, or
+    ///   ``AttachmentStore/Error/invalidArgument(_:)`` when the peer sends more than the blob has.
+    public func append<Bytes: DataProtocol & Sendable>(_ bytes: Bytes) async throws {
+        let (path, expected) = (self.path, expectedSize)
+        try await BlockingPool.run { [self] in
+            let total = received.withLock { $0 } + Int64(bytes.count)
+            guard total <= expected else {
+                throw AttachmentStore.Error.invalidArgument("the peer sent \(total) bytes for a blob of \(expected)")
+            }
+            try descriptor.withLock { fd in
+                guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, reason: "download closed") }
+                let contiguous = [UInt8](bytes)
+                do {
+                    try contiguous.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
+                } catch let error as SystemError {
+                    throw AttachmentStore.Error.writeFailed(path: path, reason: error.reason)
+                }
+            }
+            received.withLock { $0 = total }
+        }
+    }
+
+    /// Hashes the whole file and, when it is the expected blob, stores it and marks it present.
+    /// - Throws: ``AttachmentStore/Error/hashMismatch(expected:actual:)`` (the partial file is
+    ///   deleted: the next attempt starts from zero), or write errors.
+    public func finish() async throws {
+        let (path, hash, expected) = (self.path, self.hash, expectedSize)
+        let staged: StagedBlob = try await BlockingPool.run { [self] in
+            let (actual, size) = try BlobFileScan.hash(fileAt: path)
+            guard actual == hash, size == expected else {
+                unlink(path)
+                close()
+                throw AttachmentStore.Error.hashMismatch(expected: hash, actual: actual)
+            }
+            let fd = descriptor.withLock { fd -> Int32? in
+                defer { fd = nil }
+                return fd
+            }
+            guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, reason: "download closed") }
+            let head = Array((FileManager.default.contents(atPath: path) ?? Data()).prefix(BlobWriter.headLength))
+            return StagedBlob(temporaryPath: path, descriptor: fd, storePath: store.layout.root, hash: hash, byteCount: size, head: head)
+        }
+        try await store.installDownloaded(staged)
+    }
+
+    /// Closes the partial file, keeping it for a later resume. Idempotent.
+    public func close() {
+        descriptor.withLock { fd in
+            if let open = fd { Glibc.close(open) }
+            fd = nil
+        }
+    }
+}

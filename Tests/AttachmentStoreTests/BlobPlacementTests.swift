@@ -1,0 +1,63 @@
+@testable import AttachmentStore
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+@Suite("Both blob placements keep the store's promises", .timeLimit(.minutes(2)))
+struct BlobPlacementTests {
+    static func fixture(_ placement: BlobPlacement) async throws -> StoreFixture {
+        var configuration = AttachmentStore.Configuration()
+        configuration.blobPlacement = placement
+        return try await StoreFixture(configuration: configuration)
+    }
+
+    @Test("round trip, deduplication, thumbnails, gc and verify", arguments: BlobPlacement.allCases)
+    func storePromises(placement: BlobPlacement) async throws {
+        let fixture = try await Self.fixture(placement)
+        let store = fixture.store
+        #expect(store.blobPlacement == placement)
+        let source = try Corpus.file("special/seed-3.7mb.jpg")
+        let keep = try await store.createNote(title: "keep")
+        let drop = try await store.createNote(title: "drop")
+        let photo = try await store.addAttachment(to: keep.id, fromFile: source)
+        _ = try await store.addAttachment(to: drop.id, fromFile: source)
+        let other = try await store.addAttachment(to: drop.id, fromFile: Corpus.file("good/Dune.jpg"))
+
+        let exported = fixture.directory.appending("export.jpg")
+        try await store.original(of: photo.id).write(to: exported)
+        #expect(try Files.identical(source, exported))
+        #expect(try await store.statistics().blobs == 2)
+        #expect(try await store.thumbnail(for: photo.id).width == 200)
+
+        try await store.deleteNote(drop.id)
+        let report = try await store.collectGarbage(olderThan: .zero)
+        #expect(report.blobs == 1)
+        #expect(try await store.verify().isClean)
+        await #expect(throws: AttachmentStore.Error.attachmentNotFound(other.id.rawValue)) { try await store.original(of: other.id) }
+
+        let reopened = try await AttachmentStore.open(at: fixture.storeURL, configuration: {
+            var configuration = AttachmentStore.Configuration()
+            configuration.blobPlacement = placement == .files ? .catalog : .files
+            return configuration
+        }())
+        #expect(reopened.blobPlacement == placement, "an existing store keeps the placement it was created with")
+        let blobFiles = Files.tree(fixture.storeURL.appending(path: "blobs"))
+        #expect(blobFiles.count == (placement == .files ? 1 : 0))
+    }
+
+    @Test("damage to bytes kept in the catalog is found by verify")
+    func catalogDamageIsFound() async throws {
+        let fixture = try await Self.fixture(.catalog)
+        let note = try await fixture.store.createNote(title: "damage")
+        let photo = try await fixture.store.addAttachment(to: note.id, fromFile: Corpus.file("good/Dune.jpg"))
+        try await fixture.store.catalog.write { db in
+            var bytes = try #require(try Data.fetchOne(db, sql: "SELECT bytes FROM blobContent"))
+            bytes[1000] ^= 0x01
+            try db.execute(sql: "UPDATE blobContent SET bytes = ?", arguments: [bytes])
+        }
+        let report = try await fixture.store.verify()
+        #expect(report.damage.map(\.hash) == [photo.blobHash])
+        #expect(report.damage.first?.brokenAttachments.map(\.id) == [photo.id])
+    }
+}

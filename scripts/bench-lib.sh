@@ -1,0 +1,175 @@
+# Shared by the benchmark scripts (scripts/bench-*.sh); sourced, never run. The script sets
+# `repo` (the package root) and `set -euo pipefail` first, then sources this file, which reads
+# the environment they all take:
+#   ATTACH_CORPUS  corpus folder (default .cache/corpus; needs fifty/ and special/seed-3.7mb.jpg)
+#   ATTACH_BIN     attach binary (default .build/release/attach)
+#   BENCH_RUNS     timed runs per measure (default 5)
+#   BENCH_SMOKE=1  one run on the first 5 photos (CI smoke pass; not a benchmark)
+#   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
+#   TMPDIR         where the scratch folders go (default /tmp); its filesystem is what is measured
+# Each script owns one section of BENCH_OUT, between <!-- NAME:begin --> and <!-- NAME:end -->.
+
+corpus=${ATTACH_CORPUS:-$repo/.cache/corpus}
+bin=${ATTACH_BIN:-$repo/.build/release/attach}
+out=${BENCH_OUT:-$repo/BENCHMARKS.md}
+smoke=${BENCH_SMOKE:-0}
+runs=${BENCH_RUNS:-5}
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+
+# --- inputs ----------------------------------------------------------------------------------
+# bench_inputs: checks the corpus, the binary and BENCH_RUNS; sets corpus (absolute), seed,
+# runs, count (photos per run), files (the photos), input_bytes and seed_bytes.
+bench_inputs() {
+  [ -d "$corpus" ] || die "corpus not found at $corpus (run \`make corpus\`, or set ATTACH_CORPUS)"
+  corpus=$(cd "$corpus" && pwd)
+  [ -d "$corpus/fifty" ] || die "corpus folder $corpus/fifty is missing (run \`make corpus\`)"
+  seed=$corpus/special/seed-3.7mb.jpg
+  [ -f "$seed" ] || die "corpus file $seed is missing (run \`make corpus\`)"
+  if [ ! -x "$bin" ]; then
+    die "attach binary not found or not executable at $bin (run \`swift build -c release --product attach\`, or set ATTACH_BIN)"
+  fi
+
+  if [ "$smoke" = 1 ]; then
+    runs=1; count=5
+  else
+    case $runs in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive integer, got '$runs'" ;; esac
+    count=50
+  fi
+
+  local all
+  shopt -s nullglob
+  all=("$corpus"/fifty/*.jpg)
+  shopt -u nullglob
+  if [ "$smoke" = 1 ]; then
+    [ "${#all[@]}" -ge "$count" ] || die "$corpus/fifty holds ${#all[@]} JPEGs; the smoke pass needs at least $count"
+  else
+    [ "${#all[@]}" -eq 50 ] || die "$corpus/fifty holds ${#all[@]} JPEGs, expected 50 (rebuild the corpus: rm -rf $corpus && make corpus)"
+  fi
+  files=("${all[@]:0:count}")
+  input_bytes=$(stat -c %s "${files[@]}" | awk '{ s += $1 } END { print s }')
+  seed_bytes=$(stat -c %s "$seed")
+}
+
+# --- the output's markers --------------------------------------------------------------------
+count_markers() { # count_markers NAME FILE: prints "BEGINS ENDS"
+  printf '%s %s\n' "$(grep -c "^<!-- $1:begin -->\$" "$2" || true)" "$(grep -c "^<!-- $1:end -->\$" "$2" || true)"
+}
+
+# bench_check_output NAME: the output must be writable, with one NAME section or none. Called
+# before any run, so that a bad file stops the benchmark before it spends minutes.
+bench_check_output() {
+  local name=$1 begins ends
+  if [ -f "$out" ]; then
+    [ -w "$out" ] || die "$out is not writable"
+    read -r begins ends < <(count_markers "$name" "$out")
+    if ! { [ "$begins" = 0 ] && [ "$ends" = 0 ]; } && ! { [ "$begins" = 1 ] && [ "$ends" = 1 ]; }; then
+      die "$out has $begins '<!-- $name:begin -->' and $ends '<!-- $name:end -->' lines; expected one of each (or none). Fix the markers; nothing was run."
+    fi
+  else
+    [ -w "$(dirname "$out")" ] || die "cannot create $out: its folder is not writable"
+  fi
+}
+
+# bench_write_section NAME SECTION: replaces the NAME section of the output (markers included
+# in SECTION), or appends it when the file has none, or creates the file. The rest is kept.
+bench_write_section() {
+  local name=$1 section=$2 begins ends
+  if [ -f "$out" ]; then
+    read -r begins ends < <(count_markers "$name" "$out")
+    if [ "$begins" = 0 ] && [ "$ends" = 0 ]; then
+      { cat "$out"; echo; echo "$section"; } > "$scratch/out.md"
+    elif [ "$begins" = 1 ] && [ "$ends" = 1 ]; then
+      printf '%s\n' "$section" > "$scratch/section.md"
+      awk -v sec="$scratch/section.md" -v begin="<!-- $name:begin -->" -v end="<!-- $name:end -->" '
+        $0 == begin { while ((getline line < sec) > 0) print line; skip = 1; next }
+        $0 == end { skip = 0; next }
+        !skip { print }' "$out" > "$scratch/out.md"
+    else
+      die "$out changed while the benchmark ran: its $name markers are no longer one of each (or none). Left unchanged."
+    fi
+    cat "$scratch/out.md" > "$out"
+  else
+    { echo '# Benchmarks'; echo; echo "$section"; } > "$out"
+  fi
+  say "wrote the $name section of $out"
+}
+
+# --- scratch ---------------------------------------------------------------------------------
+# bench_scratch: makes the scratch folder (sets scratch), removed on exit, also on Ctrl-C.
+bench_scratch() {
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/attach-bench.XXXXXX")
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+cleanup() {
+  chmod -R u+w "$scratch" 2>/dev/null || true
+  rm -rf "$scratch"
+}
+
+# --- timing ----------------------------------------------------------------------------------
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
+fresh() { # remove a previous run's folder, untimed, and let its deletion reach the disk
+  if [ -e "$1" ]; then chmod -R u+w "$1"; rm -rf "$1"; fi
+  sync
+}
+warm() { cat "$@" > /dev/null; } # untimed: inputs come from the page cache on both sides
+
+attach_quiet() { # runs attach with its output in a log; shows the log and stops on failure
+  local log=$scratch/attach.log
+  if ! "$bin" "$@" > "$log" 2>&1; then
+    cat "$log" >&2
+    die "attach $1 failed (binary $bin)"
+  fi
+}
+
+# --- statistics ------------------------------------------------------------------------------
+# summary V...: prints "min median max" (median of an even count: mean of the middle two).
+summary() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%.10g %.10g %.10g\n", v[1], m, v[NR] }'
+}
+median() { summary "$@" | cut -d' ' -f2; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+row_time() { # row_time LABEL REFERENCE_MEDIAN|"" VALUES...
+  local label=$1 ref=$2; shift 2
+  local min med max r
+  read -r min med max < <(summary "$@")
+  if [ -n "$ref" ]; then r="$(ratio "$med" "$ref")×"; else r="1.00× (reference)"; fi
+  printf '| %s | %d | %.3f s | %.3f s | %.3f s | %s |\n' "$label" "$#" "$min" "$med" "$max" "$r"
+}
+
+# --- the report ------------------------------------------------------------------------------
+# bench_header: the Date, Machine and Commit lines that open every section.
+bench_header() {
+  local mem fstype mnt commit version binshown build
+  mem=$(free -g | awk '/^Mem:/ { print $2 }')
+  fstype=$(stat -f -c %T "$scratch")
+  if command -v findmnt > /dev/null && mnt=$(findmnt -n -o FSTYPE -T "$scratch" 2>/dev/null) && [ -n "$mnt" ] && [ "$mnt" != "$fstype" ]; then
+    fstype="$fstype (findmnt: $mnt)"
+  fi
+  if commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null); then
+    if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no -- . ':!BENCHMARKS.md' 2>/dev/null)" ]; then
+      commit="$commit (with uncommitted changes)"
+    fi
+  else
+    commit=uncommitted
+  fi
+  version=$("$bin" --version 2>/dev/null || echo unknown)
+  case $bin in
+    "$repo"/*) binshown=${bin#"$repo"/} ;;
+    *) binshown=$bin ;;
+  esac
+  case $bin in
+    */debug/*) build="debug build" ;;
+    */release/*) build="release build" ;;
+    *) build="build type unknown" ;;
+  esac
+  echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- Machine: $(nproc) CPUs, ${mem} GiB RAM (free -g), $(uname -sr), scratch filesystem $fstype"
+  echo "- Commit: $commit; attach $version ($build, \`$binshown\`)"
+}

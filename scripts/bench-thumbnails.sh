@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Measures thumbnails: `attach thumbs` (every image in a store, through the store's pipeline)
+# against libvips' own `vipsthumbnail` on the same photos, and the first-thumbnail latency of
+# `attach thumb` against one `vipsthumbnail` for one 12 MP JPEG. Writes the thumbnails section of
+# BENCHMARKS.md (between <!-- thumbnails:begin --> and <!-- thumbnails:end -->, the rest of the
+# file is kept) and prints the table to stdout; progress goes to stderr. Called by `make bench`.
+#
+# Environment:
+#   ATTACH_CORPUS  corpus folder (default .cache/corpus; needs fifty/ and special/seed-3.7mb.jpg)
+#   ATTACH_BIN     attach binary (default .build/release/attach)
+#   BENCH_RUNS     timed runs per measure (default 5)
+#   BENCH_SMOKE=1  one run, first 5 photos (CI smoke pass; not a benchmark)
+#   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
+#   TMPDIR         where the scratch folders go (default /tmp); its filesystem is what is measured
+# Needs vipsthumbnail and vipsheader (Debian/Ubuntu package libvips-tools; installed with apt-get
+# when missing and run as root) and python3 (to read `attach list --json`).
+# Shared helpers (inputs, markers, timing, statistics, the report's header): scripts/bench-lib.sh.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
+
+size=200   # longest side, pixels, on both sides
+procs=2    # vipsthumbnail processes at once (attach renders two at once on a 2-core machine)
+
+# --- inputs ----------------------------------------------------------------------------------
+bench_inputs
+per_proc=$(((count + procs - 1) / procs)) # files per vipsthumbnail process: 25 of the 50
+
+if ! command -v vipsthumbnail > /dev/null 2>&1 || ! command -v vipsheader > /dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ]; then
+    die "vipsthumbnail (the reference) is missing; install it with:  sudo apt-get install -y --no-install-recommends libvips-tools"
+  fi
+  say "installing libvips-tools with apt-get (for vipsthumbnail, the reference)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends libvips-tools > /dev/null 2>&1 ||
+    { apt-get update -q > /dev/null && apt-get install -y -q --no-install-recommends libvips-tools > /dev/null; } ||
+    die "could not install libvips-tools with apt-get (needed for vipsthumbnail, the reference)"
+  command -v vipsthumbnail > /dev/null 2>&1 || die "libvips-tools is installed but vipsthumbnail is not on PATH"
+fi
+command -v python3 > /dev/null 2>&1 || die "python3 is missing (needed to read \`attach list --json\`); install it with:  apt-get install -y python3"
+vips_version=$(vipsthumbnail --vips-version 2>/dev/null | head -n 1 || echo unknown)
+
+# The output must be writable, with one thumbnails section or none: checked now, not after the runs.
+bench_check_output thumbnails
+
+# --- scratch ---------------------------------------------------------------------------------
+bench_scratch
+
+json_field() { # json_field FIELD < JSON: one top-level field of a JSON object
+  python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+}
+cache_field() { # cache_field STORE FIELD: a number from `attach cache stats --json`
+  local v
+  v=$("$bin" cache stats --store "$1" --json | json_field "$2") || die "attach cache stats --json failed or printed no '$2' (store $1)"
+  printf '%s\n' "$v"
+}
+check_sides() { # check_sides WHAT FILE...: every file is an image $size px on its longest side
+  local what=$1 widths heights bad; shift
+  widths=$(vipsheader -f width "$@" 2> /dev/null) && heights=$(vipsheader -f height "$@" 2> /dev/null) \
+    || die "vipsheader cannot read the thumbnails from $what (in $(dirname "$1"))"
+  bad=$(paste <(printf '%s\n' "$widths") <(printf '%s\n' "$heights") \
+    | awk -v s="$size" -v n="$#" '{ if (($1 > $2 ? $1 : $2) != s) bad++ } END { if (NR != n) bad = n; print bad + 0 }')
+  [ "$bad" = 0 ] || die "$bad of the $# thumbnails from $what are not $size px on their longest side"
+}
+
+# --- setup (untimed) -------------------------------------------------------------------------
+# Measure 1: a store holding the photos, no thumbnails yet.
+store=$scratch/store
+attach_quiet init --store "$store"
+attach_quiet import --store "$store" --no-thumbnails --new-note bench -- "${files[@]}"
+mapfile -t blobs < <(find "$store/blobs" -type f)
+[ "${#blobs[@]}" = "$count" ] || die "store holds ${#blobs[@]} blob files after importing $count distinct photos"
+n=$(cache_field "$store" files)
+[ "$n" = 0 ] || die "the thumbnail cache holds $n files after \`attach import --no-thumbnails\`; expected none"
+
+# Measure 3: a store holding the seed, and its attachment id.
+seedstore=$scratch/seedstore
+attach_quiet init --store "$seedstore"
+attach_quiet import --store "$seedstore" --no-thumbnails --new-note seed -- "$seed"
+if ! seed_id=$("$bin" list --store "$seedstore" --json | python3 -c '
+import json, sys
+items = json.load(sys.stdin)
+assert len(items) == 1, "%d attachments" % len(items)
+print(items[0]["id"])'); then
+  die "could not read the seed's attachment id from \`attach list --json\` (store $seedstore)"
+fi
+mapfile -t seed_blobs < <(find "$seedstore/blobs" -type f)
+[ "${#seed_blobs[@]}" = 1 ] || die "store holds ${#seed_blobs[@]} blob files after importing the seed once"
+
+# --- timed runs (vipsthumbnail and attach interleaved, so drift over time affects both alike) -
+declare -a t_vips t_att t_vone t_aone b_vips b_att
+say "corpus $corpus: ${#files[@]} photos, $input_bytes bytes; seed $seed_bytes bytes"
+say "binary $bin; vipsthumbnail $vips_version; $runs run(s); scratch $scratch"
+for ((r = 1; r <= runs; r++)); do
+  # (1) every photo at $size px: vipsthumbnail, $procs processes, into a fresh folder.
+  d=$scratch/vips; fresh "$d"; mkdir "$d"; warm "${files[@]}"
+  t0=$(now)
+  if ! printf '%s\0' "${files[@]}" | xargs -0 -P "$procs" -n "$per_proc" vipsthumbnail -s "$size" -o "$d/%s.jpg" 2> "$scratch/vips.log"; then
+    cat "$scratch/vips.log" >&2
+    die "vipsthumbnail failed on the corpus photos"
+  fi
+  t1=$(now)
+  t_vips+=("$(elapsed "$t0" "$t1")")
+  made=("$d"/*.jpg)
+  [ "${#made[@]}" = "$count" ] || die "vipsthumbnail wrote ${#made[@]} thumbnails for $count photos"
+  b_vips+=("$(stat -c %s "${made[@]}" | awk '{ s += $1 } END { print s }')")
+  if [ "$r" = 1 ]; then check_sides vipsthumbnail "${made[@]}"; fi
+  say "run $r/$runs  vipsthumbnail, $count photos: ${t_vips[-1]} s"
+  fresh "$d"
+
+  # (1) every photo at $size px: attach thumbs, disk cache emptied first (the memory cache
+  # lives in the process, so each run starts with both empty).
+  attach_quiet cache clear --store "$store"; sync; warm "${blobs[@]}"
+  t0=$(now)
+  if ! "$bin" thumbs --size "$size" --store "$store" > "$scratch/thumbs.log" 2>&1; then
+    cat "$scratch/thumbs.log" >&2
+    die "attach thumbs failed (binary $bin)"
+  fi
+  t1=$(now)
+  t_att+=("$(elapsed "$t0" "$t1")")
+  line=$(grep -E '^[0-9]+ thumbnails at ' "$scratch/thumbs.log" | tail -n 1 || true)
+  case $line in
+    "$count thumbnails at $size px: $count made, 0 already cached;"*) ;;
+    *) cat "$scratch/thumbs.log" >&2
+       die "attach thumbs printed '${line:-no summary line}'; expected $count thumbnails at $size px, $count made" ;;
+  esac
+  n=$(cache_field "$store" files)
+  [ "$n" = "$count" ] || die "the thumbnail cache holds $n files after \`attach thumbs\`; expected $count"
+  b_att+=("$(cache_field "$store" bytes)")
+  if [ "$r" = 1 ]; then
+    mapfile -t cached < <(find "$store/cache" -type f)
+    check_sides "attach thumbs" "${cached[@]}"
+  fi
+  say "run $r/$runs  attach thumbs, $count photos: ${t_att[-1]} s"
+
+  # (3) first thumbnail of one 12 MP JPEG, process start-up included: vipsthumbnail.
+  o=$scratch/vips-one.jpg; fresh "$o"; warm "$seed"
+  t0=$(now)
+  if ! vipsthumbnail -s "$size" -o "$o" "$seed" 2> "$scratch/vips.log"; then
+    cat "$scratch/vips.log" >&2
+    die "vipsthumbnail failed on $seed"
+  fi
+  t1=$(now)
+  t_vone+=("$(elapsed "$t0" "$t1")")
+  [ -s "$o" ] || die "vipsthumbnail wrote no thumbnail at $o"
+  if [ "$r" = 1 ]; then check_sides "vipsthumbnail (seed)" "$o"; fi
+  say "run $r/$runs  vipsthumbnail, seed: ${t_vone[-1]} s"
+
+  # (3) the same with attach thumb, disk cache emptied first.
+  o=$scratch/attach-one.jpg; fresh "$o"
+  attach_quiet cache clear --store "$seedstore"; sync; warm "${seed_blobs[@]}"
+  t0=$(now)
+  attach_quiet thumb "$seed_id" --size "$size" -o "$o" --store "$seedstore"
+  t1=$(now)
+  t_aone+=("$(elapsed "$t0" "$t1")")
+  [ -s "$o" ] || die "attach thumb wrote no thumbnail at $o"
+  if [ "$r" = 1 ]; then check_sides "attach thumb (seed)" "$o"; fi
+  say "run $r/$runs  attach thumb, seed: ${t_aone[-1]} s"
+done
+
+# --- statistics ------------------------------------------------------------------------------
+row_bytes() { # row_bytes LABEL REFERENCE_MEDIAN|"" BYTE_VALUES...
+  local label=$1 ref=$2; shift 2
+  local min med max r
+  read -r min med max < <(summary "$@")
+  if [ -n "$ref" ]; then r="$(ratio "$med" "$ref")×"; else r="1.00× (reference)"; fi
+  kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
+  printf '| %s | %d | %s | %s | %s | %s |\n' "$label" "$#" "$(kib "$min")" "$(kib "$med")" "$(kib "$max")" "$r"
+}
+
+m_vips=$(median "${t_vips[@]}"); m_att=$(median "${t_att[@]}")
+m_vone=$(median "${t_vone[@]}"); m_aone=$(median "${t_aone[@]}")
+mb_vips=$(median "${b_vips[@]}"); mb_att=$(median "${b_att[@]}")
+
+table=$(
+  printf '| measure | runs | min | median | max | ratio to vipsthumbnail |\n'
+  printf '|---|---:|---:|---:|---:|---:|\n'
+  row_time "vipsthumbnail -s $size, $procs processes × $per_proc files: $count photos (wall time)" "" "${t_vips[@]}"
+  row_time "attach thumbs --size $size: $count photos, cache emptied (wall time)" "$m_vips" "${t_att[@]}"
+  row_time "vipsthumbnail -s $size: seed-3.7mb.jpg, one process (wall time, start-up included)" "" "${t_vone[@]}"
+  row_time "attach thumb --size $size: seed-3.7mb.jpg, first thumbnail, one process (wall time, start-up included)" "$m_vone" "${t_aone[@]}"
+  row_bytes "bytes, vipsthumbnail output folder: $count thumbnails (informational)" "" "${b_vips[@]}"
+  row_bytes "bytes, attach thumbnail cache: $count thumbnails (\`cache stats\`; informational)" "$mb_vips" "${b_att[@]}"
+)
+
+# --- the report ------------------------------------------------------------------------------
+x_batch=$(ratio "$m_att" "$m_vips"); x_one=$(ratio "$m_aone" "$m_vone"); x_bytes=$(ratio "$mb_att" "$mb_vips")
+per_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
+kib() { awk -v b="$1" 'BEGIN { printf "%.0f KiB", b / 1024 }'; }
+below1() { awk -v x="$1" 'BEGIN { exit !(x < 1) }'; }
+if below1 "$x_batch"; then
+  v_batch="faster than vipsthumbnail, which meets the target of a ratio below 1"
+else
+  v_batch="not faster than vipsthumbnail, which misses the target of a ratio below 1"
+fi
+if below1 "$x_one"; then v_one=faster; else v_one=slower; fi
+nphotos=${#files[@]}
+
+section=$(
+  echo '<!-- thumbnails:begin -->'
+  echo '## Thumbnails: `attach thumbs` and `attach thumb` vs `vipsthumbnail`'
+  echo
+  if [ "$smoke" = 1 ]; then
+    echo "**Smoke pass (BENCH_SMOKE=1): one run, $nphotos photos. These numbers check that the benchmark works; they are not a benchmark.**"
+    echo
+  fi
+  bench_header
+  echo "- Reference: \`vipsthumbnail\` from libvips-tools ($vips_version)"
+  echo "- Input: $nphotos distinct 12 MP JPEGs from the corpus \`fifty/\` ($input_bytes bytes), and \`special/seed-3.7mb.jpg\` (4032×3024 baseline JPEG, $seed_bytes bytes)"
+  echo "- Reproduce: \`make bench\` (builds the release binary, then runs \`scripts/bench-thumbnails.sh\`; BENCH_RUNS=N sets the number of runs)"
+  echo
+  echo "Setup, untimed: each photo set is imported once into a fresh store with \`attach import --no-thumbnails\`. Each run, for the $nphotos photos: \`vipsthumbnail -s $size -o OUT/%s.jpg\` as $procs processes of $per_proc files at once (\`xargs -0 -P $procs -n $per_proc\`) into a fresh folder; then \`attach cache clear\` (untimed) and \`attach thumbs --size $size\`, which renders all $nphotos at $size px with libvips, two at once, and writes them to the store's disk cache (its summary line is checked: $nphotos thumbnails, $nphotos made). For the seed: \`vipsthumbnail -s $size -o FILE\`, then \`attach cache clear\` (untimed) and \`attach thumb ID --size $size -o FILE\`. Both single-file timings include starting the process (and, for attach, opening the store's catalog), since that is what a first thumbnail costs from the command line. Before each timed step an untimed \`sync\` and an untimed \`cat\` of its inputs (the corpus files for vipsthumbnail, the store's blob files for attach) put both sides on the page cache (no caches are dropped). Timed with \`date +%s.%N\`; vipsthumbnail and attach runs alternate. The ratio column is attach over vipsthumbnail, median over median. Bytes are the $nphotos thumbnails' sizes: the files vipsthumbnail wrote, and the \`bytes\` of \`attach cache stats --json\`."
+  echo
+  echo "$table"
+  echo
+  echo "### What this shows"
+  echo
+  echo "attach thumbs made the $nphotos thumbnails in ${x_batch}× the time of vipsthumbnail, so it is $v_batch (median $(printf '%.3f' "$m_att") s, $(per_s "$nphotos" "$m_att") thumbnails/s, against $(printf '%.3f' "$m_vips") s, $(per_s "$nphotos" "$m_vips") thumbnails/s). Both use the $(nproc) cores with two renders at once (attach: two render slots, one libvips thread each, in one process; vipsthumbnail: $procs processes, each with libvips' default thread pool). The two do not do the same work: attach thumbs' output goes through the store's pipeline, where each request joins a job per (content hash, size), so concurrent requests for one image coalesce into one render, and the result lands in the memory cache and the disk cache; each cached thumbnail is written to a temporary file, fsynced and renamed (vipsthumbnail syncs nothing), is converted to 8-bit sRGB, has EXIF orientation applied and every metadata block stripped, and is encoded as JPEG quality 80 with optimised Huffman tables. vipsthumbnail also applies EXIF orientation, but writes its default JPEG (quality 75) and keeps the originals' metadata (EXIF, with its embedded preview), so the bytes row compares different outputs and is informational only: attach's $nphotos thumbnails take ${x_bytes}× vipsthumbnail's bytes ($(kib "$mb_att") against $(kib "$mb_vips"))."
+  echo
+  echo "For one 12 MP baseline JPEG, the first thumbnail from attach thumb took ${x_one}× the time of one vipsthumbnail, so it is $v_one (median $(ms "$m_aone") against $(ms "$m_vone")). Both include process start-up; attach's also includes opening the store, resolving the attachment id in the catalog, and writing the thumbnail to the disk cache (fsynced) as well as to FILE. A first request inside a program that already has the store open pays none of that start-up, only the render and the cache write."
+  echo '<!-- thumbnails:end -->'
+)
+
+bench_write_section thumbnails "$section"
+echo "$table"
