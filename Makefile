@@ -64,6 +64,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-ingest.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 
 clean:
 	rm -rf .build
