@@ -59,6 +59,7 @@ public struct ServerConfiguration: Sendable {
         /// The upload limit is not positive.
         case invalidUploadLimit(Int64)
 
+        /// What is wrong and what to do instead, in one line.
         public var description: String {
             switch self {
             case .tokenRequired(let host):
