@@ -41,18 +41,12 @@ test: deps browser-deps corpus
 browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
 
-## bench: ingest, thumbnails and storage strategies against cp + sync and vipsthumbnail, and the
-## server under load against nginx; writes BENCHMARKS.md
+## bench: ingest, thumbnails, storage strategies and the server, against cp + sync, vipsthumbnail and nginx; writes BENCHMARKS.md
 bench: deps corpus
 	$(SWIFT) build -c release
 	scripts/bench-ingest.sh
 	scripts/bench-thumbnails.sh
 	scripts/bench-storage.sh
-	scripts/bench-server.sh
-
-## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
-bench-server: deps corpus
-	$(SWIFT) build -c release --product attach
 	scripts/bench-server.sh
 
 ## bench-smoke: one short pass of every benchmark with the debug build, into test-output/ (CI runs it)
@@ -65,6 +59,11 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
+
+## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
+bench-server: deps corpus
+	$(SWIFT) build -c release --product attach
+	scripts/bench-server.sh
 
 clean:
 	rm -rf .build

@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AttachmentStore", targets: ["AttachmentStore"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "AttachmentSync", targets: ["AttachmentSync"]),
         .library(name: "AttachmentServer", targets: ["AttachmentServer"]),
         .executable(name: "attach", targets: ["attach"]),
     ],
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         // The HTTP server (issue 4). swift-configuration support is left out: nothing reads it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -50,9 +52,18 @@ let package = Package(
             ]
         ),
         .target(
-            name: "AttachmentServer",
+            name: "AttachmentSync",
             dependencies: [
                 "AttachmentStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "AttachmentServer",
+            dependencies: [
+                "AttachmentStore", "AttachmentSync",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -67,8 +78,7 @@ let package = Package(
         .executableTarget(
             name: "attach",
             dependencies: [
-                "AttachmentStore",
-                "AttachmentServer",
+                "AttachmentStore", "AttachmentSync", "AttachmentServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

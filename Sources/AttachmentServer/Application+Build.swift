@@ -1,6 +1,8 @@
 import AttachmentStore
+import AttachmentSync
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Builds the whole server: store, routes, middleware, metrics. `attach serve` and the tests
 /// call this same function.
@@ -24,7 +26,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "attach"
         ),
-        services: [StoreDrainService(store: dependencies.store)],
+        services: [StoreDrainService(store: dependencies.store)] + dependencies.syncServices(),
         onServerRunning: { channel in
             await onRunning?(channel.localAddress?.port ?? configuration.port)
         },
@@ -37,11 +39,23 @@ extension ServerDependencies {
     static func make(_ configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()) async throws -> ServerDependencies {
         var storeConfiguration = AttachmentStore.Configuration()
         storeConfiguration.logger = configuration.logger
+        let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
+        let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, logger: configuration.logger)
+        storeConfiguration.remoteBlobSource = fetcher
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
-            thumbnailResponses: ThumbnailResponseCache()
+            thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher
         )
+    }
+
+    /// The continuous sync with the configured peers, when there are any.
+    func syncServices() -> [any Service] {
+        guard let fetcher, !configuration.peers.isEmpty else { return [] }
+        var sync = PeerSyncService.Configuration(peers: configuration.peers.map { Peer(url: $0, token: configuration.peerToken) })
+        sync.interval = configuration.syncInterval
+        sync.fetchMode = configuration.fetchMode
+        return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, logger: configuration.logger)]
     }
 }
 
@@ -61,6 +75,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     OriginalRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
     SystemRoutes(dependencies: dependencies).register(on: router)
+    SyncRoutes(dependencies: dependencies).register(on: router)
     WebUIRoutes(dependencies: dependencies).register(on: router)
     return router
 }

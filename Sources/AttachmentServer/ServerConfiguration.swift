@@ -1,3 +1,4 @@
+import AttachmentSync
 import Foundation
 import Logging
 
@@ -24,6 +25,14 @@ public struct ServerConfiguration: Sendable {
     public var thumbnailSizes: [Int] = [200, 400, 800, 2048]
     /// Where the server logs, including one line per request. Default: label `attach-serve`, level info.
     public var logger = Logger(label: "attach-serve")
+    /// Peers to pull records from continuously (and fetch bytes from when asked). Default none.
+    public var peers: [URL] = []
+    /// The token the peers' sync endpoints want, if any.
+    public var peerToken: String?
+    /// Time between sync rounds with a peer that answers. Default 5 s.
+    public var syncInterval: Duration = .seconds(5)
+    /// What to fetch from peers ahead of need. Default on demand (nothing).
+    public var fetchMode: FetchMode = .onDemand
     /// Called once the server listens, with the port it got (useful with ``port`` `0`).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
 

@@ -1,4 +1,5 @@
 import AttachmentStore
+import AttachmentSync
 import Hummingbird
 
 /// What every route needs, built once per application.
@@ -15,4 +16,8 @@ struct ServerDependencies: Sendable {
     let assets: StaticAssets
     /// Finished answers for hash-addressed thumbnail URLs.
     let thumbnailResponses: ThumbnailResponseCache
+    /// Fetches the bytes of attachments that arrived by sync, when peers are configured.
+    let fetcher: BlobFetcher?
+    /// Blob bytes served to peers.
+    let syncCounters = SyncCounters()
 }

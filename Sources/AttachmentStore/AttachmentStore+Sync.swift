@@ -140,3 +140,27 @@ extension AttachmentStore {
         }
     }
 }
+
+extension AttachmentStore {
+    /// How far this store has read a peer's change feed (0 before the first pull).
+    public func syncCursor(forPeer peer: String) async throws -> Int64 {
+        try await catalog.read { db in Int64(try StoreSetting.value("cursor " + peer, in: db) ?? "0") ?? 0 }
+    }
+
+    /// Records how far this store has read a peer's change feed.
+    public func setSyncCursor(_ sequence: Int64, forPeer peer: String) async throws {
+        try await catalog.write { db in
+            try db.execute(sql: "INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           arguments: ["cursor " + peer, String(sequence)])
+        }
+    }
+}
+
+extension AttachmentStore {
+    /// The peers this store has pulled from, as they were named (URLs), oldest first.
+    public func knownPeers() async throws -> [String] {
+        try await catalog.read { db in
+            try String.fetchAll(db, sql: "SELECT substr(key, 8) FROM storeSetting WHERE key LIKE 'cursor %' ORDER BY rowid")
+        }
+    }
+}

@@ -1,5 +1,8 @@
 import Foundation
 import Imaging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension AttachmentStore {
     /// A downscaled, upright, metadata-free image of an attachment, made in the background.
@@ -24,8 +27,12 @@ extension AttachmentStore {
         }
         let attachment = try await attachment(id)
         guard MediaTypeSniffer.isReadableRaster(attachment.mediaType) else { throw Error.notAnImage(id) }
-        try await ensureLocal(attachment)
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
+        if attachment.availability == .remote {
+            // A thumbnail a peer gave us saves fetching the original.
+            if let cached = await thumbnails.cached(key) { return cached }
+            try await ensureLocal(attachment)
+        }
         do {
             return try await thumbnails.thumbnail(for: key, sourcePath: try await localPath(for: attachment.blobHash), priority: priority)
         } catch let error as ImagingError {
@@ -49,6 +56,38 @@ extension AttachmentStore {
         // Catalog-placed blobs would first have to be written out; they are made on request.
         guard blobs.placement == .files else { return }
         thumbnails.prefetch(key, sourcePath: blobs.path(for: attachment.blobHash))
+    }
+
+    /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk).
+    public func hasCachedThumbnail(for attachment: Attachment, maxPixelSize: Int? = nil) async -> Bool {
+        let key = ThumbnailKey(hash: attachment.blobHash, size: maxPixelSize ?? configuration.thumbnails.defaultSize)
+        return await thumbnails.cached(key) != nil
+    }
+
+    /// Keeps a thumbnail a peer made of an attachment whose bytes are not here, so that
+    /// showing it needs kilobytes instead of the original's megabytes. It is checked to be a
+    /// readable image of at most `maxPixelSize` first.
+    /// - Throws: ``Error/imageUnreadable(_:reason:)`` when the bytes are not such an image.
+    public func storeThumbnail(_ data: Data, for attachment: Attachment, maxPixelSize: Int? = nil) async throws {
+        let size = maxPixelSize ?? configuration.thumbnails.defaultSize
+        let probe = layout.temporaryPath + "/peer-thumbnail-\(UUID().uuidString).part"
+        let header: ImageHeader
+        do {
+            header = try await BlockingPool.run {
+                defer { unlink(probe) }
+                guard FileManager.default.createFile(atPath: probe, contents: data) else {
+                    throw ImagingError.unreadable(path: probe, reason: "cannot write a temporary file")
+                }
+                return try ImageProbe.header(ofFileAt: probe)
+            }
+        } catch let error as ImagingError {
+            throw Self.storeError(error, for: attachment.id)
+        }
+        guard max(header.width, header.height) <= size else {
+            throw Error.imageUnreadable(attachment.id, reason: "the peer's thumbnail is \(header.width)x\(header.height), larger than \(size)")
+        }
+        let thumbnail = Thumbnail(data: data, mediaType: header.format.mediaType, width: header.width, height: header.height)
+        try await thumbnails.insert(thumbnail, for: ThumbnailKey(hash: attachment.blobHash, size: size))
     }
 
     /// Waits until every thumbnail under way now, prefetches included, is done.

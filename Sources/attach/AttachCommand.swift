@@ -19,8 +19,8 @@ struct AttachCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
             ExportCommand.self, RemoveCommand.self, VerifyCommand.self, GarbageCollectCommand.self,
-            StatsCommand.self, ThumbCommand.self, ThumbsCommand.self, CacheCommand.self,
-            ServeCommand.self,
+            StatsCommand.self, ThumbCommand.self, ThumbsCommand.self, CacheCommand.self, SyncCommand.self,
+            FetchCommand.self, ServeCommand.self,
         ]
     )
 

@@ -1,7 +1,8 @@
 import Hummingbird
 
-/// When a token is configured, every write (POST, PUT, PATCH, DELETE) must carry
-/// `Authorization: Bearer <token>`; reads stay open. Without a token it lets everything through.
+/// When a token is configured, every write (POST, PUT, PATCH, DELETE) and every sync request
+/// (`/sync/...`, `/blobs/...`) must carry `Authorization: Bearer <token>`; other reads stay
+/// open. Without a token it lets everything through.
 struct TokenMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -11,12 +12,17 @@ struct TokenMiddleware: RouterMiddleware {
     static let writeMethods: Set<HTTPRequest.Method> = [.post, .put, .patch, .delete]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let token, Self.writeMethods.contains(request.method) {
+        if let token, Self.writeMethods.contains(request.method) || Self.isSyncPath(request.uri.path) {
             guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
                   Self.constantTimeEqual(Array(header.dropFirst(7).utf8), Array(token.utf8))
             else { throw ServerError.unauthorized }
         }
         return try await next(request, context)
+    }
+
+    /// Whether `path` belongs to the peer protocol.
+    static func isSyncPath(_ path: String) -> Bool {
+        path.hasPrefix("/sync/") || path.hasPrefix("/blobs/")
     }
 
     /// Compares without stopping at the first difference, so timing does not leak the token.

@@ -85,6 +85,10 @@ public final class BlobDownload: Sendable {
         let (path, hash, expected) = (self.path, self.hash, expectedSize)
         let staged: StagedBlob = try await BlockingPool.run { [self] in
             let (actual, size) = try BlobFileScan.hash(fileAt: path)
+            guard size >= expected else {
+                // A cut transfer, not a wrong one: keep the bytes for a resume.
+                throw AttachmentStore.Error.invalidArgument("only \(size) of \(expected) bytes of blob \(hash) have arrived")
+            }
             guard actual == hash, size == expected else {
                 unlink(path)
                 close()

@@ -108,4 +108,25 @@ public struct SyncApplyReport: Sendable, Equatable, Codable {
     public var ignored = 0
     /// Blobs now known here only as records (their bytes are on a peer).
     public var newRemoteBlobs = 0
+
+    /// An empty report.
+    public init() {}
+}
+
+extension SyncBatch {
+    /// The wire form of a batch, shared by the server and the client: JSON with dates as
+    /// milliseconds since 1970 (exact to the millisecond, no time-zone parsing).
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// Reads the wire form written by ``jsonData()``.
+    public init(jsonData: Data) throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        self = try decoder.decode(SyncBatch.self, from: jsonData)
+    }
 }

@@ -67,6 +67,22 @@ final class ThumbnailPipeline: Sendable {
         }
     }
 
+    /// The thumbnail from memory or the disk cache, without rendering anything.
+    func cached(_ key: ThumbnailKey) async -> Thumbnail? {
+        if let hit = memory.value(forKey: key) { return hit }
+        let disk = self.disk
+        guard let stored = try? await BlockingPool.run({ disk.thumbnail(for: key) }) else { return nil }
+        memory.setValue(stored, forKey: key, cost: stored.data.count)
+        return stored
+    }
+
+    /// Puts a thumbnail made elsewhere (by a peer) into both caches.
+    func insert(_ thumbnail: Thumbnail, for key: ThumbnailKey) async throws {
+        memory.setValue(thumbnail, forKey: key, cost: thumbnail.data.count)
+        let disk = self.disk
+        try await BlockingPool.run { try disk.store(thumbnail, for: key) }
+    }
+
     /// Starts making a thumbnail in the background, unless it is cached or under way.
     func prefetch(_ key: ThumbnailKey, sourcePath: String) {
         guard memory.value(forKey: key) == nil else { return }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AttachmentServer
+import AttachmentSync
 import Foundation
 import Logging
 
@@ -33,6 +34,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("peer"), help: ArgumentHelp("A peer to sync with continuously (repeatable).", valueName: "URL"))
+    var peers: [String] = []
+
+    @Option(name: .customLong("peer-token"), help: ArgumentHelp("The token of the peers' sync endpoints.", valueName: "T"))
+    var peerToken: String?
+
+    @Option(name: .customLong("sync-interval"), help: ArgumentHelp("Seconds between sync rounds with a peer.", valueName: "SECONDS"))
+    var syncInterval: Double = 5
+
+    @Option(help: ArgumentHelp("What to fetch from peers ahead of need: on-demand, thumbnails or originals.", valueName: "MODE"))
+    var fetch = "on-demand"
+
     func run() async throws {
         var configuration = ServerConfiguration()
         configuration.host = host
@@ -40,6 +53,14 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.storeDirectory = storeOptions.url
         configuration.token = token ?? ProcessInfo.processInfo.environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.maxUploadBytes = maxUploadMiB << 20
+        configuration.peers = try peers.map { try Peer(parsing: $0).url }
+        configuration.peerToken = peerToken
+        guard syncInterval > 0 else { throw ValidationError("--sync-interval must be positive") }
+        configuration.syncInterval = .milliseconds(Int64(syncInterval * 1000))
+        guard let mode = FetchMode(rawValue: fetch) else {
+            throw ValidationError("--fetch takes on-demand, thumbnails or originals")
+        }
+        configuration.fetchMode = mode
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }

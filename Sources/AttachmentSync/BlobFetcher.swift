@@ -1,0 +1,203 @@
+import AsyncHTTPClient
+import AttachmentStore
+import Foundation
+import Logging
+import Synchronization
+
+/// Fetches the bytes of remote blobs from peers: lazily, resumably, verified.
+///
+/// - One transfer per blob however many ask for it at once; it lives as long as someone
+///   waits for it, and is cancelled when every waiter has gone.
+/// - Bytes stream into `tmp/` and are hashed before they count; a transfer that is cut
+///   resumes with `Range` from where it stopped, on the next attempt or the next peer.
+/// - Peers are tried in order; one serving wrong bytes is named in the error and skipped.
+///
+/// Install it as the store's `remoteBlobSource`, and asking the store for a remote
+/// attachment's thumbnail or original fetches its bytes first.
+public final class BlobFetcher: RemoteBlobSource {
+    private struct Transfer {
+        let id: UInt64
+        let task: Task<Void, any Error>
+        var waiters: Int
+        var watchers: [UUID: AsyncStream<FetchEvent>.Continuation] = [:]
+        var lastProgress: FetchEvent?
+    }
+
+    private struct State {
+        var transfers: [BlobHash: Transfer] = [:]
+        var nextID: UInt64 = 0
+        var bytesReceived: Int64 = 0
+    }
+
+    private let peers: Mutex<[Peer]>
+    private let http: HTTPClient
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// A fetcher asking `peers`, in order, over `http` (default: the shared client).
+    public init(peers: [Peer], http: HTTPClient = .shared, logger: Logger = Logger(label: "attachment-sync.fetch")) {
+        self.peers = Mutex(peers)
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Replaces the list of peers asked.
+    public func setPeers(_ newPeers: [Peer]) { peers.withLock { $0 = newPeers } }
+
+    /// Total blob bytes received from peers by this fetcher.
+    public var bytesReceived: Int64 { state.withLock { $0.bytesReceived } }
+
+    /// Makes the bytes of `hash` present in `store`, joining a transfer already under way.
+    /// - Throws: ``SyncError`` naming the peers tried, or `CancellationError`.
+    public func fetch(_ hash: BlobHash, byteCount: Int64, into store: AttachmentStore) async throws {
+        let transfer = join(hash, byteCount: byteCount, store: store)
+        try await withTaskCancellationHandler {
+            try await transfer.task.value
+        } onCancel: {
+            leave(hash, id: transfer.id)
+        }
+    }
+
+    /// The events of fetching `hash`: progress, then completed or failed. Starts the fetch
+    /// if needed; the fetch lives as long as the stream is iterated (or someone else waits).
+    public func events(for hash: BlobHash, byteCount: Int64, into store: AttachmentStore) -> AsyncStream<FetchEvent> {
+        AsyncStream { continuation in
+            let watcher = UUID()
+            let transfer = join(hash, byteCount: byteCount, store: store, watcher: (watcher, continuation))
+            let forwarder = Task {
+                do {
+                    try await transfer.task.value
+                    continuation.yield(.completed)
+                } catch let error as SyncError {
+                    continuation.yield(.failed(error))
+                } catch {
+                    continuation.yield(.failed(.blobUnavailable(hash: hash, reasons: [String(describing: error)])))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { [weak self] termination in
+                self?.unwatch(hash, watcher: watcher)
+                if case .cancelled = termination {
+                    forwarder.cancel()
+                    self?.leave(hash, id: transfer.id)
+                }
+            }
+        }
+    }
+
+    // MARK: - Transfers
+
+    private func join(_ hash: BlobHash, byteCount: Int64, store: AttachmentStore,
+                      watcher: (UUID, AsyncStream<FetchEvent>.Continuation)? = nil) -> Transfer {
+        state.withLock { state in
+            if var transfer = state.transfers[hash] {
+                transfer.waiters += 1
+                if let (id, continuation) = watcher {
+                    transfer.watchers[id] = continuation
+                    if let last = transfer.lastProgress { continuation.yield(last) }
+                }
+                state.transfers[hash] = transfer
+                return transfer
+            }
+            state.nextID += 1
+            let id = state.nextID
+            let task = Task {
+                defer { self.finish(hash, id: id) }
+                try await self.transfer(hash, byteCount: byteCount, into: store)
+            }
+            var transfer = Transfer(id: id, task: task, waiters: 1)
+            if let (watcherID, continuation) = watcher { transfer.watchers[watcherID] = continuation }
+            state.transfers[hash] = transfer
+            return transfer
+        }
+    }
+
+    private func leave(_ hash: BlobHash, id: UInt64) {
+        let cancelled = state.withLock { state -> Task<Void, any Error>? in
+            guard var transfer = state.transfers[hash], transfer.id == id else { return nil }
+            transfer.waiters -= 1
+            guard transfer.waiters <= 0 else {
+                state.transfers[hash] = transfer
+                return nil
+            }
+            state.transfers[hash] = nil
+            return transfer.task
+        }
+        cancelled?.cancel()
+    }
+
+    private func unwatch(_ hash: BlobHash, watcher: UUID) {
+        state.withLock { state in _ = state.transfers[hash]?.watchers.removeValue(forKey: watcher) }
+    }
+
+    private func finish(_ hash: BlobHash, id: UInt64) {
+        state.withLock { state in
+            if state.transfers[hash]?.id == id { state.transfers[hash] = nil }
+        }
+    }
+
+    private func report(_ hash: BlobHash, received: Int64, total: Int64, newBytes: Int64) {
+        let event = FetchEvent.progress(received: received, total: total)
+        let watchers = state.withLock { state -> [AsyncStream<FetchEvent>.Continuation] in
+            state.bytesReceived += newBytes
+            state.transfers[hash]?.lastProgress = event
+            return state.transfers[hash].map { Array($0.watchers.values) } ?? []
+        }
+        for watcher in watchers { watcher.yield(event) }
+    }
+
+    /// Tries each peer in order until one delivers verified bytes.
+    private func transfer(_ hash: BlobHash, byteCount: Int64, into store: AttachmentStore) async throws {
+        if try await store.hasBlob(hash) { return }
+        var reasons: [String] = []
+        for peer in peers.withLock({ $0 }) {
+            try Task.checkCancellation()
+            do {
+                try await transfer(hash, byteCount: byteCount, from: peer, into: store)
+                return
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                logger.warning("blob fetch failed", metadata: ["peer": "\(peer)", "blob": "\(hash)", "error": "\(error)"])
+                reasons.append(String(describing: error))
+                if case SyncError.wrongBytes = error, peers.withLock({ $0.count }) == 1 { throw error }
+            }
+        }
+        throw SyncError.blobUnavailable(hash: hash, reasons: reasons)
+    }
+
+    private func transfer(_ hash: BlobHash, byteCount: Int64, from peer: Peer, into store: AttachmentStore) async throws {
+        let download = try await store.blobDownload(for: hash, byteCount: byteCount)
+        defer { download.close() }
+        let client = PeerClient(peer: peer, http: http)
+        var offset = download.resumeOffset
+        if offset < byteCount {
+            let response = try await client.blob(hash, from: offset)
+            if offset > 0 && response.status.code == 200 {
+                throw SyncError.badResponse(peer: peer.description, reason: "it ignored the Range header")
+            }
+            report(hash, received: offset, total: byteCount, newBytes: 0)
+            do {
+                for try await buffer in response.body {
+                    try await download.append(Array(buffer.readableBytesView))
+                    offset += Int64(buffer.readableBytes)
+                    report(hash, received: offset, total: byteCount, newBytes: Int64(buffer.readableBytes))
+                }
+            } catch let error as AttachmentStore.Error {
+                throw error
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                throw SyncError.peerUnreachable(peer: peer.description, reason: "the transfer was cut at \(offset) of \(byteCount) bytes (\(error))")
+            }
+        }
+        guard offset == byteCount else {
+            throw SyncError.peerUnreachable(peer: peer.description, reason: "the transfer ended at \(offset) of \(byteCount) bytes")
+        }
+        do {
+            try await download.finish()
+        } catch AttachmentStore.Error.hashMismatch {
+            throw SyncError.wrongBytes(peer: peer.description, hash: hash)
+        }
+    }
+}

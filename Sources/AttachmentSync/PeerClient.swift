@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import AttachmentStore
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Speaks the sync protocol to one peer over HTTP: the change feed and blob bytes.
+///
+/// `GET /sync/changes?since=SEQ&limit=N` answers a ``SyncBatch`` as JSON;
+/// `GET /blobs/sha256/HASH` answers the bytes, honouring `Range` for resumption.
+struct PeerClient: Sendable {
+    let peer: Peer
+    let http: HTTPClient
+    /// The longest a request may take before it counts as a cut transfer.
+    var timeout: TimeAmount = .seconds(60)
+
+    /// One page of the peer's change feed.
+    func changes(since sequence: Int64, limit: Int) async throws -> SyncBatch {
+        let response = try await execute(path: "/sync/changes?since=\(sequence)&limit=\(limit)")
+        let body = try await collect(response, limit: 64 << 20)
+        do {
+            return try SyncBatch(jsonData: body)
+        } catch {
+            throw SyncError.badResponse(peer: peer.description, reason: "the change feed is not valid JSON (\(error))")
+        }
+    }
+
+    /// The bytes of `hash` from `offset` on, chunk by chunk.
+    /// - Returns: the response, whose status is 200 (whole) or 206 (from `offset`).
+    func blob(_ hash: BlobHash, from offset: Int64) async throws -> HTTPClientResponse {
+        var headers = HTTPHeaders()
+        if offset > 0 { headers.add(name: "Range", value: "bytes=\(offset)-") }
+        return try await execute(path: "/blobs/sha256/\(hash.rawValue)", headers: headers, acceptPartial: true)
+    }
+
+    /// The peer's thumbnail of an attachment (a few kilobytes), for peers that only look.
+    func thumbnail(of attachment: AttachmentID, size: Int) async throws -> (data: Data, mediaType: String) {
+        let response = try await execute(path: "/api/attachments/\(attachment.rawValue)/thumbnail?size=\(size)")
+        let body = try await collect(response, limit: 16 << 20)
+        return (body, response.headers.first(name: "Content-Type") ?? "application/octet-stream")
+    }
+
+    private func execute(path: String, headers: HTTPHeaders = [:], acceptPartial: Bool = false) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: peer.url.absoluteString + path)
+        request.headers = headers
+        if let token = peer.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, timeout: timeout)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw SyncError.peerUnreachable(peer: peer.description, reason: String(describing: error))
+        }
+        let status = Int(response.status.code)
+        guard status == 200 || (acceptPartial && status == 206) else {
+            let body = (try? await response.body.collect(upTo: 64 << 10)).map { String(buffer: $0) } ?? ""
+            throw SyncError.peerRefused(peer: peer.description, status: status, message: Self.message(in: body))
+        }
+        return response
+    }
+
+    private func collect(_ response: HTTPClientResponse, limit: Int) async throws -> Data {
+        do {
+            return Data(try await response.body.collect(upTo: limit).readableBytesView)
+        } catch {
+            throw SyncError.peerUnreachable(peer: peer.description, reason: "the response was cut: \(error)")
+        }
+    }
+
+    /// The `message` of a JSON error body, or the body itself, shortened.
+    private static func message(in body: String) -> String {
+        if let data = body.data(using: .utf8),
+           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+           let error = object["error"] as? [String: Any], let message = error["message"] as? String {
+            return message
+        }
+        return String(body.prefix(200))
+    }
+}

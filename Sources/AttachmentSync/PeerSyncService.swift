@@ -1,0 +1,101 @@
+import AsyncHTTPClient
+import AttachmentStore
+import Logging
+import ServiceLifecycle
+
+/// Keeps a store in step with its peers: a pull round per peer every interval, backing off
+/// while a peer is unreachable, and fetching ahead what the ``FetchMode`` asks for.
+///
+/// Run it in the app's `ServiceGroup`; graceful shutdown ends it between rounds.
+public struct PeerSyncService: Service {
+    /// How often and how hard to sync; every field has a default.
+    public struct Configuration: Sendable {
+        /// The peers to pull from.
+        public var peers: [Peer]
+        /// Time between rounds with a peer that answered. Default 5 s.
+        public var interval: Duration = .seconds(5)
+        /// The longest wait after failures (the wait doubles from `interval`). Default 60 s.
+        public var maximumBackoff: Duration = .seconds(60)
+        /// What to fetch ahead of need. Default ``FetchMode/onDemand``.
+        public var fetchMode: FetchMode = .onDemand
+        /// Thumbnail size fetched in ``FetchMode/thumbnails`` mode. Default 200.
+        public var thumbnailSize = 200
+
+        /// A configuration pulling from `peers`.
+        public init(peers: [Peer]) { self.peers = peers }
+    }
+
+    let store: AttachmentStore
+    let fetcher: BlobFetcher
+    let configuration: Configuration
+    let http: HTTPClient
+    let logger: Logger
+
+    /// A service syncing `store` with `configuration.peers`, fetching bytes through `fetcher`.
+    public init(store: AttachmentStore, fetcher: BlobFetcher, configuration: Configuration,
+                http: HTTPClient = .shared, logger: Logger = Logger(label: "attachment-sync")) {
+        self.store = store
+        self.fetcher = fetcher
+        self.configuration = configuration
+        self.http = http
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            for peer in configuration.peers {
+                group.addTask { await cancelWhenGracefulShutdown { await syncForever(with: peer) } }
+            }
+        }
+    }
+
+    private func syncForever(with peer: Peer) async {
+        var wait = configuration.interval
+        while !Task.isCancelled {
+            do {
+                let report = try await SyncRound(peer: peer, http: http).run(into: store)
+                if report.changes > 0 {
+                    logger.info("synced", metadata: ["peer": "\(peer)", "changes": "\(report.changes)",
+                                                      "remoteBlobs": "\(report.applied.newRemoteBlobs)"])
+                }
+                try await fetchAhead(from: peer)
+                wait = configuration.interval
+            } catch is CancellationError {
+                return
+            } catch {
+                wait = min(wait * 2, configuration.maximumBackoff)
+                logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(wait)"])
+            }
+            try? await Task.sleep(for: wait)
+        }
+    }
+
+    /// Fetches originals or thumbnails ahead of need, per the fetch mode.
+    private func fetchAhead(from peer: Peer) async throws {
+        switch configuration.fetchMode {
+        case .onDemand:
+            return
+        case .originals:
+            for (hash, byteCount) in try await store.remoteBlobs() {
+                try Task.checkCancellation()
+                do {
+                    try await fetcher.fetch(hash, byteCount: byteCount, into: store)
+                } catch let error as SyncError {
+                    logger.warning("could not fetch ahead", metadata: ["blob": "\(hash)", "error": "\(error)"])
+                }
+            }
+        case .thumbnails:
+            let client = PeerClient(peer: peer, http: http)
+            for attachment in try await store.allAttachments() where attachment.availability == .remote && attachment.image != nil {
+                try Task.checkCancellation()
+                guard await !store.hasCachedThumbnail(for: attachment, maxPixelSize: configuration.thumbnailSize) else { continue }
+                do {
+                    let (data, _) = try await client.thumbnail(of: attachment.id, size: configuration.thumbnailSize)
+                    try await store.storeThumbnail(data, for: attachment, maxPixelSize: configuration.thumbnailSize)
+                } catch let error as SyncError {
+                    logger.warning("could not fetch a peer thumbnail", metadata: ["attachment": "\(attachment.id)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+}

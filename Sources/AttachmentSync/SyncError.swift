@@ -1,0 +1,31 @@
+import AttachmentStore
+
+/// Why a sync round or a blob fetch failed, naming the peer involved.
+public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The peer could not be reached (refused, timed out, cut).
+    case peerUnreachable(peer: String, reason: String)
+    /// The peer answered with an HTTP error.
+    case peerRefused(peer: String, status: Int, message: String)
+    /// The peer answered something that is not what the protocol says.
+    case badResponse(peer: String, reason: String)
+    /// The peer served bytes that do not hash to the blob's name; nothing was stored.
+    case wrongBytes(peer: String, hash: BlobHash)
+    /// No configured peer could provide the blob.
+    case blobUnavailable(hash: BlobHash, reasons: [String])
+
+    public var description: String {
+        switch self {
+        case .peerUnreachable(let peer, let reason):
+            return "peer \(peer) cannot be reached: \(reason)"
+        case .peerRefused(let peer, let status, let message):
+            return "peer \(peer) answered \(status)\(message.isEmpty ? "" : ": \(message)")"
+                + (status == 401 ? " (give its token with --token)" : "")
+        case .badResponse(let peer, let reason):
+            return "peer \(peer) sent a response this version does not understand: \(reason)"
+        case .wrongBytes(let peer, let hash):
+            return "peer \(peer) served wrong bytes for blob \(hash); they were rejected and nothing was stored"
+        case .blobUnavailable(let hash, let reasons):
+            return "blob \(hash) could not be fetched: " + (reasons.isEmpty ? "no peer is configured" : reasons.joined(separator: "; "))
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import AttachmentStore
+import AttachmentSync
+
+/// `attach sync pull URL`: one round of pulling a peer's changes.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Exchange records with peers (bytes move only when fetched).",
+        subcommands: [Pull.self]
+    )
+
+    /// `attach sync pull URL...`.
+    struct Pull: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pull every new note, attachment record and deletion from peers; no blob bytes move."
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var tokenOption: PeerTokenOption
+        @Argument(help: ArgumentHelp("Peer URLs, for example http://127.0.0.1:8081.", valueName: "URL"))
+        var peers: [String]
+        @Flag(help: "Print one JSON report per peer.") var json = false
+
+        func validate() throws {
+            if peers.isEmpty { throw ValidationError("name at least one peer URL") }
+        }
+
+        func run() async throws {
+            let store = try await storeOptions.open()
+            var failed = false
+            for peer in try tokenOption.peers(peers) {
+                do {
+                    let report = try await SyncRound(peer: peer).run(into: store)
+                    if json {
+                        Console.json(report)
+                    } else {
+                        Console.out("\(peer): \(report.changes) changes in \(report.batches) batches: "
+                            + "\(report.applied.notesApplied) notes, \(report.applied.attachmentsApplied) attachments, "
+                            + "\(report.applied.deletionsApplied) deletions applied, \(report.applied.ignored) already known; "
+                            + "\(report.applied.newRemoteBlobs) new blobs left on the peer until fetched")
+                    }
+                } catch let error as SyncError {
+                    Console.error("attach: \(error)")
+                    failed = true
+                }
+            }
+            if failed { throw CommandFailure(code: ExitStatus.damage) }
+        }
+    }
+}
