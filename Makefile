@@ -59,6 +59,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-ingest.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
 
 ## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)

@@ -13,6 +13,7 @@
 #   BENCH_SECONDS  length of each wrk run (default 15)
 #   BENCH_RUNS     alternating thumbnail runs per server (default 3)
 #   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
+#   BENCH_SMOKE=1  2-second runs, one of each (CI smoke pass so the script cannot rot; not a benchmark)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,8 @@ bin=${ATTACH_BIN:-$repo/.build/release/attach}
 out=${BENCH_OUT:-$repo/BENCHMARKS.md}
 seconds=${BENCH_SECONDS:-15}
 runs=${BENCH_RUNS:-3}
+smoke=${BENCH_SMOKE:-0}
+if [ "$smoke" = 1 ]; then seconds=2; runs=1; fi
 
 say() { printf 'bench-server: %s\n' "$*" >&2; }
 die() { printf 'bench-server: error: %s\n' "$*" >&2; exit 1; }
@@ -171,9 +174,13 @@ section=$(
   echo '<!-- server:begin -->'
   echo '## Server: `attach serve` under load'
   echo
+  if [ "$smoke" = 1 ]; then
+    echo "**Smoke pass (BENCH_SMOKE=1): 2-second runs. These numbers check that the benchmark works; they are not a benchmark.**"
+    echo
+  fi
   echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- Machine: $(nproc) CPUs, $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM, $(uname -sr); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2), nginx $("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')"
-  echo "- Commit: $commit; release build; server, load generators and nginx share the machine"
+  echo "- Commit: $commit; $(case $bin in */debug/*) echo "debug build" ;; */release/*) echo "release build" ;; *) echo "build type unknown" ;; esac); server, load generators and nginx share the machine"
   echo "- Reproduce: \`make bench\` (or \`make bench-server\` for this section alone); BENCH_SECONDS=$seconds, BENCH_RUNS=$runs"
   echo
   echo "### GET /api/notes while 4 clients upload 16 MB photos (target: p99 under 50 ms)"

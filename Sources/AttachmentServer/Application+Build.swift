@@ -66,6 +66,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     router.add(middleware: RequestLogMiddleware(metrics: dependencies.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: SameOriginWritesMiddleware())
     router.add(middleware: TokenMiddleware(token: dependencies.configuration.token))
 
     let api = router.group("api")

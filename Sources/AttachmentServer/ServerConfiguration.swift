@@ -48,7 +48,7 @@ public struct ServerConfiguration: Sendable {
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
         guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
         if let token, token.isEmpty { throw .emptyToken }
-        if let peerBandwidth, peerBandwidth <= 0 { throw .invalidUploadLimit(peerBandwidth) }
+        if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
         if token == nil && !Self.isLoopback(host) { throw .tokenRequired(host: host) }
     }
 
@@ -70,7 +70,10 @@ public struct ServerConfiguration: Sendable {
         case invalidPort(Int)
         /// The upload limit is not positive.
         case invalidUploadLimit(Int64)
+        /// The peer bandwidth cap is not positive.
+        case invalidPeerBandwidth(Int64)
 
+        /// What is wrong and what to do instead, in one line.
         public var description: String {
             switch self {
             case .tokenRequired(let host):
@@ -82,6 +85,8 @@ public struct ServerConfiguration: Sendable {
                 return "port \(port) is out of range; use 0...65535"
             case .invalidUploadLimit(let limit):
                 return "upload limit \(limit) must be a positive number of bytes"
+            case .invalidPeerBandwidth(let rate):
+                return "peer bandwidth \(rate) must be a positive number of bytes per second"
             }
         }
     }

@@ -24,6 +24,7 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         self.headers = headers
     }
 
+    /// `404 note_not_found: no note …`, for logs.
     public var description: String { "\(status.code) \(code): \(message)" }
 
     /// 400: the request is malformed.

@@ -1,5 +1,6 @@
 @testable import AttachmentServer
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -68,6 +69,28 @@ struct SecurityTests {
                 #expect(!html.contains("<img src=x"))
                 #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
             }
+        }
+    }
+}
+
+@Suite("Cross-site writes", .timeLimit(.minutes(1)))
+struct CrossSiteWriteTests {
+    @Test("a write a browser sends from another site is refused; same-site and non-browser writes pass")
+    func crossSiteWritesAreRefused() async throws {
+        try await ServerFixture().test { client in
+            var crossSite = JSON.headers
+            crossSite[.origin] = "https://evil.example"
+            let refused = try await client.execute(uri: "/api/notes", method: .post, headers: crossSite, body: JSON.body(["title": "x"]))
+            #expect(refused.status == .forbidden)
+            #expect(JSON.errorCode(refused) == "cross_origin")
+            var fetchSite = JSON.headers
+            fetchSite[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
+            #expect(try await client.execute(uri: "/api/notes", method: .post, headers: fetchSite).status == .forbidden)
+
+            var sameSite = JSON.headers
+            sameSite[.origin] = "http://localhost"
+            let note = try await client.createNote(headers: sameSite)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .get, headers: crossSite).status == .ok)
         }
     }
 }

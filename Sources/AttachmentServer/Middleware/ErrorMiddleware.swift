@@ -1,4 +1,5 @@
 import AttachmentStore
+import AttachmentSync
 import Hummingbird
 import Logging
 
@@ -28,6 +29,10 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.error("store error", metadata: ["error": "\(error)"])
             }
             return mapped
+        case let error as SyncError:
+            // The bytes were on a peer and no peer delivered them.
+            context.logger.warning("peer fetch failed", metadata: ["error": "\(error)"])
+            return ServerError(.badGateway, code: "peers_failed", message: "the bytes are on a peer that could not deliver them: \(error)")
         case let error as HTTPError:
             switch error.status {
             case .notFound: return .notFound("no route \(request.method) \(request.uri.path)")
