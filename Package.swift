@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Micro-benchmarks (`make bench`). Naming the trait turns off the default
+        // RuntimeInterposer trait, whose package (ARC counters on Linux) is not needed here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -77,6 +80,17 @@ let package = Package(
                 "attach", "peak-rss", "TestSupport", "AttachmentStore", "Imaging",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        // Run by `make bench` through `swift package benchmark`; never by `swift test`.
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                "AttachmentStore", "Imaging",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]
