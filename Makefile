@@ -41,7 +41,8 @@ test: deps browser-deps corpus
 browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
 
-## bench: ingest, thumbnails, storage strategies and the server, against cp + sync, vipsthumbnail and nginx; writes BENCHMARKS.md
+## bench: ingest, thumbnails, storage strategies, the server and peer fetches against cp + sync,
+## vipsthumbnail and nginx, then the micro-benchmarks (package-benchmark); writes BENCHMARKS.md
 bench: deps corpus
 	$(SWIFT) build -c release
 	scripts/bench-ingest.sh
@@ -49,8 +50,10 @@ bench: deps corpus
 	scripts/bench-storage.sh
 	scripts/bench-server.sh
 	scripts/bench-sync.sh
+	SWIFT=$(SWIFT) scripts/bench-micro.sh
 
-## bench-smoke: one short pass of every benchmark with the debug build, into test-output/ (CI runs it)
+## bench-smoke: one short pass of every benchmark, into test-output/ (CI runs it; not a measurement).
+## The scripts use the debug build; the micro-benchmarks need a release build of their target.
 SMOKE_ENV = BENCH_SMOKE=1 BENCH_OUT=$(CURDIR)/test-output/BENCHMARKS-smoke.md BENCH_CHART=$(CURDIR)/test-output/storage-smoke.svg \
 	ATTACH_BIN=$(CURDIR)/.build/debug/attach ATTACH_BENCH_BIN=$(CURDIR)/.build/debug/attach-bench PEAK_RSS_BIN=$(CURDIR)/.build/debug/peak-rss
 bench-smoke: deps corpus
@@ -61,6 +64,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
+	$(SMOKE_ENV) SWIFT=$(SWIFT) scripts/bench-micro.sh > /dev/null
 
 ## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
 bench-server: deps corpus

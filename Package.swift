@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // Micro-benchmarks (`make bench`). Naming the trait turns off the default
+        // RuntimeInterposer trait, whose package (ARC counters on Linux) is not needed here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -131,6 +134,17 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        // Run by `make bench` through `swift package benchmark`; never by `swift test`.
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: [
+                "AttachmentStore", "Imaging",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/StoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]

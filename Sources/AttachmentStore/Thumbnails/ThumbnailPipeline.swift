@@ -59,6 +59,8 @@ final class ThumbnailPipeline: Sendable {
             state.withLock { $0.statistics.requests += 1; $0.statistics.memoryHits += 1 }
             return hit
         }
+        // A requester already gone must not start (or restart) a job.
+        try Task.checkCancellation()
         let job = join(key, sourcePath: sourcePath, priority: priority, background: false)
         return try await withTaskCancellationHandler {
             try await job.task.value
