@@ -36,13 +36,9 @@ need=()
 command -v wrk >/dev/null || need+=(wrk)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || die "missing ${need[*]}; install them with: sudo apt-get install -y ${need[*]}"
-  say "installing ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1 ||
-    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null; }
-fi
+# shellcheck source=scripts/apt-lib.sh
+. "$repo/scripts/apt-lib.sh"
+apt_install "for the benchmark" "${need[@]}" || die "install the packages above, then run again"
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/attach-bench-server.XXXXXX")
