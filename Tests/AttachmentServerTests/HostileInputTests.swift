@@ -164,6 +164,55 @@ struct HostileConnectionTests {
         #expect(try await fixture.store().verify().isClean)
     }
 
+    @Test("a client that stalls mid-upload is disconnected after the idle timeout and its upload leaves nothing")
+    func stalledUploadIsDisconnected() async throws {
+        var fixture = try ServerFixture()
+        fixture.configuration.idleTimeout = .seconds(1)
+        let note = try await fixture.store().createNote(title: "stalled")
+        let data = try Data(contentsOf: try Corpus.file("special/baseline.jpg"))
+        try await LiveServerTests.serve(fixture) { port, _ in
+            let response = try await RawHTTPConnection.with(port: port) { write, read in
+                try await write(LiveServerTests.requestHead("POST", "/api/notes/\(note.id)/attachments?filename=stalled.jpg",
+                                                            ["Content-Type: image/jpeg", "Content-Length: \(data.count)"]))
+                try await write(data.prefix(data.count / 2))
+                return try await read()  // returns once the server closes the connection
+            }
+            #expect(response == nil || (400..<500).contains(response!.status))
+        }
+        let store = try await fixture.store()
+        #expect(try await store.attachments(of: note.id).isEmpty)
+        #expect(Files.tree(fixture.configuration.storeDirectory.appending(path: "tmp")).isEmpty)
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test("clients sending a byte a second hold no worker: other requests are answered meanwhile")
+    func slowClientsHoldNoWorker() async throws {
+        let fixture = try ServerFixture()
+        try await LiveServerTests.serve(fixture) { port, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: port) { write, _ in
+                            for byte in Data("GET /heal".utf8) {
+                                try await write(Data([byte]))
+                                try await Task.sleep(for: .seconds(1))
+                            }
+                        }
+                    }
+                }
+                try await Task.sleep(for: .seconds(1))
+                for _ in 0..<20 {
+                    let health = try await RawHTTPConnection.with(port: port) { write, read in
+                        try await write(LiveServerTests.requestHead("GET", "/health", []))
+                        return try await read()
+                    }
+                    #expect(health?.status == 200)
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
     /// NIO's HTTP parser refuses a header block over 80 KiB.
     @Test("request headers over 80 KiB are refused with a 400, and the server keeps serving",
           arguments: [100 << 10, 1 << 20])
