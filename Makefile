@@ -8,7 +8,7 @@ PORT ?= 8080
 BROWSER_PYTHON ?= /usr/bin/python3
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test bench bench-smoke bench-server deps browser-deps corpus build browser-test clean
+.PHONY: run test bench bench-smoke bench-server deps browser-deps corpus build browser-test fuzz clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -36,6 +36,12 @@ test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory browser-test
+
+## fuzz: fuzz the API of a live server from its OpenAPI document with schemathesis (no 5xx, answers as documented)
+FUZZ_EXAMPLES ?= 20
+fuzz: deps
+	$(SWIFT) build --product attach
+	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_EXAMPLES)
 
 ## browser-test: drive the web UI in headless chromium (screenshots in test-output/browser)
 browser-test:

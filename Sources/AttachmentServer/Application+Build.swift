@@ -20,8 +20,11 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let dependencies = try await ServerDependencies.make(configuration)
     let router = buildRouter(dependencies)
     let onRunning = configuration.onServerRunning
+    let idleTimeout = configuration.idleTimeout.components
     return Application(
         router: router,
+        server: .http1(configuration: .init(
+            idleTimeout: .nanoseconds(idleTimeout.seconds * 1_000_000_000 + idleTimeout.attoseconds / 1_000_000_000))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "attach"

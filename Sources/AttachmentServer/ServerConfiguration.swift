@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     public var token: String?
     /// The largest upload accepted, in bytes; larger ones are answered with 413. Default 256 MiB.
     public var maxUploadBytes: Int64 = 256 << 20
+    /// How long a connection may send nothing while a request (head or body) is awaited before
+    /// the server closes it. A stalled client then holds no connection, and an upload it
+    /// stalled is aborted like a cut-off one. Answers being written are not cut. Default 60 s.
+    public var idleTimeout: Duration = .seconds(60)
     /// The thumbnail edge lengths, in pixels, a client may ask for. Default 200, 400, 800, 2048.
     public var thumbnailSizes: [Int] = [200, 400, 800, 2048]
     /// Where the server logs, including one line per request. Default: label `attach-serve`, level info.
