@@ -40,7 +40,8 @@ final class ThumbnailPipeline: Sendable {
     let configuration: ThumbnailConfiguration
     let memory: MemoryCache<ThumbnailKey, Thumbnail>
     let disk: ThumbnailDiskCache
-    private let scheduler: RenderScheduler
+    /// The render slots; internal so tests can hold a slot and order the queue deterministically.
+    let scheduler: RenderScheduler
     private let state = Mutex(State())
     private let logger: Logger
 
