@@ -31,7 +31,15 @@ struct RawHTTPConnection {
             }, {
                 while true {
                     if let response = parse(received) { return response }
-                    guard let chunk = try await iterator.next() else { return parse(received, closed: true) }
+                    let next: ByteBuffer?
+                    do {
+                        next = try await iterator.next()
+                    } catch let error as IOError where error.errnoCode == ECONNRESET {
+                        // A server that closes with unread request bytes resets the connection:
+                        // for the client that is a close, after whatever arrived before it.
+                        next = nil
+                    }
+                    guard let chunk = next else { return parse(received, closed: true) }
                     received.append(contentsOf: chunk.readableBytesView)
                 }
             })
