@@ -100,6 +100,7 @@ bench_write_section() {
 # bench_scratch: makes the scratch folder (sets scratch), removed on exit, also on Ctrl-C.
 bench_scratch() {
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/attach-bench.XXXXXX")
+  load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
   trap cleanup EXIT
   trap 'exit 130' INT TERM
 }
@@ -172,4 +173,5 @@ bench_header() {
   echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- Machine: $(nproc) CPUs, ${mem} GiB RAM (free -g), $(uname -sr), scratch filesystem $fstype"
   echo "- Commit: $commit; attach $version ($build, \`$binshown\`)"
+  echo "- Load average (1, 5, 15 min) at the start: ${load_at_start:-unknown}; at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine slows both sides of a ratio, not always equally)"
 }

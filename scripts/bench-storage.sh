@@ -68,6 +68,8 @@ for ((r = 1; r <= runs; r++)); do
       record "$workload" "$strategy" decode_mb "$(peak_mb "$driver" decode --store "$s")"
       if [ "$strategy" = files ]; then
         record "$workload" "$strategy" decode1_mb "$(peak_mb "$driver" decode --store "$s" --limit 1)"
+        # The process alone: open the store, list its attachments, load no image.
+        record "$workload" "$strategy" base_mb "$(peak_mb "$driver" decode --store "$s" --limit 0)"
       fi
       say "run $r/$runs ($workload) $strategy: save ${seconds} s"
     done
@@ -119,6 +121,41 @@ for workload, title in [("a", f"(a) one 3.7 MB photo saved {count} times"), ("b"
         lines.append(f"Full-decode peak RSS after 1 image: {statistics.median(d1):.0f} MB; after all {count}: "
                      f"{statistics.median(values[(workload, 'files', 'decode_mb')]):.0f} MB (memory does not grow with the number decoded).")
     lines.append("")
+# The targets of issue 5, for our default strategy, each met or missed by how much and why.
+med = lambda w, s, m: statistics.median(values[(w, s, m)]) if values.get((w, s, m)) else None
+rows = []
+save_ratio = med("b", "files", "save_s") / med("b", "limit", "save_s")
+rows.append((f"saving {count} distinct photos ≤ 1.3× cp + sync", f"{save_ratio:.2f}×", save_ratio <= 1.3,
+             f"by {save_ratio / 1.3:.2f}× the target: each photo is made durable on its own before the next starts: its staging file is fsynced, renamed, "
+             "its directory fsynced and a SQLite transaction committed (WAL, synchronous = FULL), three flushes per "
+             f"photo where cp + sync flushes once for all {count}; the time also includes starting the driver process "
+             "and opening the catalog"))
+disk_b = med("b", "files", "disk_kb") / med("b", "limit", "originals_kb")
+rows.append(("disk ≤ 1.02× the originals' bytes (b)", f"{disk_b:.3f}×", disk_b <= 1.02,
+             "the catalog and the blob folders' directory blocks"))
+one = med("a", "limit", "originals_kb") / count
+disk_a = med("a", "files", "disk_kb") / one
+rows.append(("disk ≤ 1.05× one image (a)", f"{disk_a:.3f}×", disk_a <= 1.05,
+             f"one blob for the {count} saves, plus the catalog"))
+base = med("b", "files", "base_mb")
+for w in ["a", "b"]:
+    g = med(w, "files", "gallery_mb")
+    why = ""
+    if base is not None:
+        why = (f"by {g - 60:.0f} MB: the process alone (open the store, list the attachments, load no image: `decode --limit 0`) "
+               f"already peaks at {base:.0f} MB, nearly all of it pages of shared libraries mapped from disk "
+               f"(Swift's Foundation with its ICU data, libvips and the ~100 libraries it links), not heap; "
+               f"the {count} thumbnails and libvips' working memory for the renders in flight add {g - base:.0f} MB")
+    rows.append((f"gallery peak RSS ≤ 60 MB ({w})", f"{g:.0f} MB", g <= 60, why))
+d1, dn = med("b", "files", "decode1_mb"), med("b", "files", "decode_mb")
+if d1 is not None:
+    rows.append(("full-decode peak RSS independent of the number decoded (b)", f"{d1:.0f} MB after 1, {dn:.0f} MB after {count}",
+                 dn <= d1 * 1.1, "each decoded image is released before the next; the peak is one 12 MP image's pixels plus the process"))
+lines += ["#### Targets (our default strategy)", "", "| target | measured | | why |", "|---|---|---|---|"]
+for target, measured, met, why in rows:
+    verdict = "met" if met else "**missed**"
+    lines.append(f"| {target} | {measured} | {verdict} | {why if not met or target.startswith('disk') or target.startswith('full') else ''} |")
+lines.append("")
 open(section_path, "w").write("\n".join(lines))
 
 # A chart of workload (b): four panels, one bar per strategy plus the limit.
