@@ -240,29 +240,4 @@ struct ServerCrashTests {
         }
         return (count, failures)
     }
-
-    enum HTTP {
-        static func send(_ method: String, _ url: String, body: Data?, contentType: String?) async throws -> (Int, Data) {
-            var request = URLRequest(url: URL(string: url)!)
-            request.httpMethod = method
-            request.timeoutInterval = 30
-            request.httpBody = body
-            if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
-            let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
-        }
-
-        /// Honest or not: the server sniffs the bytes.
-        static func someContentType() -> String {
-            ["image/jpeg", "application/octet-stream", "image/png"].randomElement()!
-        }
-
-        static func object(_ data: Data) -> [String: Any]? {
-            try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        }
-
-        static func sha256(_ data: Data) -> String {
-            SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        }
-    }
 }
