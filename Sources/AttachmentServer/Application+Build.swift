@@ -2,6 +2,7 @@ import AttachmentStore
 import AttachmentSync
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Builds the whole server: store, routes, middleware, metrics. `attach serve` and the tests
@@ -20,11 +21,12 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let dependencies = try await ServerDependencies.make(configuration)
     let router = buildRouter(dependencies)
     let onRunning = configuration.onServerRunning
-    let idleTimeout = configuration.idleTimeout.components
+    let headTimeout = TimeAmount(configuration.requestHeadTimeout)
     return Application(
         router: router,
         server: .http1(configuration: .init(
-            idleTimeout: .nanoseconds(idleTimeout.seconds * 1_000_000_000 + idleTimeout.attoseconds / 1_000_000_000))),
+            additionalChannelHandlers: [SlowClientHandler(headTimeout: headTimeout)],
+            idleTimeout: TimeAmount(configuration.idleTimeout))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "attach"
@@ -35,6 +37,14 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
         },
         logger: configuration.logger
     )
+}
+
+extension TimeAmount {
+    /// `duration` in NIO's unit.
+    init(_ duration: Duration) {
+        let components = duration.components
+        self = .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+    }
 }
 
 extension ServerDependencies {

@@ -25,6 +25,20 @@ public struct ServerConfiguration: Sendable {
     /// the server closes it. A stalled client then holds no connection, and an upload it
     /// stalled is aborted like a cut-off one. Answers being written are not cut. Default 60 s.
     public var idleTimeout: Duration = .seconds(60)
+    /// How long a connection may take to deliver a complete request head once the server is
+    /// ready for one (the connection accepted, or the previous answer written); then it is
+    /// closed. A client trickling its head a byte at a time holds the connection no longer
+    /// than this. It also bounds how long a kept-alive connection waits for its next request.
+    /// Default 30 s.
+    public var requestHeadTimeout: Duration = .seconds(30)
+    /// The slowest an upload body may arrive, in bytes per second averaged over
+    /// ``uploadRateWindow`` of waiting for the client; a slower upload is answered with 408
+    /// `upload_too_slow`, stores nothing, and its connection is closed. `nil` for no minimum.
+    /// Default 4 KiB/s: a 20 MB photo may take 80 minutes.
+    public var minimumUploadRate: Int64? = 4 << 10
+    /// The stretch of waiting for an upload's bytes over which ``minimumUploadRate`` is averaged,
+    /// so a link that pauses now and then is not cut. Default 30 s.
+    public var uploadRateWindow: Duration = .seconds(30)
     /// The thumbnail edge lengths, in pixels, a client may ask for. Default 200, 400, 800, 2048.
     public var thumbnailSizes: [Int] = [200, 400, 800, 2048]
     /// Where the server logs, including one line per request. Default: label `attach-serve`, level info.
@@ -53,6 +67,11 @@ public struct ServerConfiguration: Sendable {
         guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
         if let token, token.isEmpty { throw .emptyToken }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
+        for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),
+                                 ("upload rate window", uploadRateWindow)] where duration <= .zero {
+            throw .invalidDuration(name: name)
+        }
+        if let minimumUploadRate, minimumUploadRate <= 0 { throw .invalidUploadRate(minimumUploadRate) }
         if token == nil && !Self.isLoopback(host) { throw .tokenRequired(host: host) }
     }
 
@@ -76,6 +95,10 @@ public struct ServerConfiguration: Sendable {
         case invalidUploadLimit(Int64)
         /// The peer bandwidth cap is not positive.
         case invalidPeerBandwidth(Int64)
+        /// A timeout or window is zero or negative.
+        case invalidDuration(name: String)
+        /// The minimum upload rate is not positive (leave it out, `nil`, for none).
+        case invalidUploadRate(Int64)
 
         /// What is wrong and what to do instead, in one line.
         public var description: String {
@@ -91,6 +114,10 @@ public struct ServerConfiguration: Sendable {
                 return "upload limit \(limit) must be a positive number of bytes"
             case .invalidPeerBandwidth(let rate):
                 return "peer bandwidth \(rate) must be a positive number of bytes per second"
+            case .invalidDuration(let name):
+                return "the \(name) must be a positive number of seconds"
+            case .invalidUploadRate(let rate):
+                return "minimum upload rate \(rate) must be a positive number of bytes per second (or none at all)"
             }
         }
     }

@@ -43,6 +43,15 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
                     message: "the upload is larger than the limit of \(limit) bytes")
     }
 
+    /// 408: the upload arrived slower than the configured minimum rate; the connection is
+    /// closed after this answer (see ``SlowClientHandler``).
+    static func uploadTooSlow(_ rate: UploadRate) -> ServerError {
+        let seconds = rate.window.components.seconds
+        return ServerError(.requestTimeout, code: "upload_too_slow",
+                           message: "the upload arrived slower than \(rate.minimumBytesPerSecond) bytes/s over \(seconds) s; "
+                               + "send it again over a faster connection", headers: [.connection: "close"])
+    }
+
     /// 415: the request body has a type this endpoint does not take.
     static func unsupportedMediaType(_ message: String) -> ServerError {
         ServerError(.unsupportedMediaType, code: "unsupported_media_type", message: message)

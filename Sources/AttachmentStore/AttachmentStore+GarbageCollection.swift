@@ -9,7 +9,8 @@ extension AttachmentStore {
     /// and temporary files of dead ingests — each only once older than `grace`.
     ///
     /// Safe while other processes use the store: a temporary file whose ingest is alive is
-    /// locked and never touched, and blobs are removed inside a catalog write transaction that
+    /// locked and never touched (nor, for ``emptyTemporaryFileGrace``, one still empty: its
+    /// ingest may be between creating and locking it), and blobs are removed inside a catalog write transaction that
     /// rechecks they are unreferenced, so no concurrent ingest can start referencing one.
     /// - Parameters:
     ///   - grace: how old garbage must be before it goes (default one hour; `.zero` for now).
@@ -23,9 +24,16 @@ extension AttachmentStore {
         return report
     }
 
+    /// How old an empty, unlocked temporary file must be before `gc` removes it, whatever the
+    /// grace period: a new ingest creates its file and locks it a moment later, and an empty
+    /// file in between is not yet dead. One minute; an ingest writes its first bytes only after
+    /// taking the lock, so a file with bytes and no lock is dead at once.
+    static let emptyTemporaryFileGrace: TimeInterval = 60
+
     private func collectTemporaryFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
         let directory = layout.temporaryPath
         let dryRun = report.dryRun
+        let emptyCutoff = min(cutoff, Date().addingTimeInterval(-Self.emptyTemporaryFileGrace))
         let (count, bytes, kept) = try await BlockingPool.run { () -> (Int, Int64, Int) in
             var (count, bytes, kept) = (0, Int64(0), 0)
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
@@ -37,7 +45,8 @@ extension AttachmentStore {
                 guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
                 var info = stat()
                 guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-                guard BlobFileScan.modificationDate(info) < cutoff else { kept += 1; continue }
+                let modified = BlobFileScan.modificationDate(info)
+                guard modified < cutoff, info.st_size > 0 || modified < emptyCutoff else { kept += 1; continue }
                 if !dryRun { try POSIXFile.remove(path) }
                 count += 1
                 bytes += Int64(info.st_size)

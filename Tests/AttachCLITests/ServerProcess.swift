@@ -10,12 +10,14 @@ final class ServerProcess: Sendable {
     let store: URL
     let process: ChildProcess
 
-    /// Starts `attach serve --store STORE --port PORT EXTRA...` and waits until it listens.
-    init(store: URL, port: Int, _ extra: [String] = []) async throws {
+    /// Starts `LAUNCHER... attach serve --store STORE --port PORT EXTRA...` and waits until it
+    /// listens. A launcher such as `prlimit --fsize=N` runs the server under a limit.
+    init(store: URL, port: Int, _ extra: [String] = [], launcher: [String] = []) async throws {
         self.store = store
         self.port = port
-        process = try ChildProcess(Attach.binary, ["serve", "--store", store.path(percentEncoded: false), "--port", String(port),
-                                                   "--log-level", "warning"] + extra)
+        let command = launcher + [Attach.binary, "serve", "--store", store.path(percentEncoded: false), "--port", String(port),
+                                  "--log-level", "warning"] + extra
+        process = try ChildProcess(command[0], Array(command.dropFirst()))
         let deadline = ContinuousClock.now + .seconds(20)
         while !process.stdoutSoFar.contains("serving ") {
             guard ContinuousClock.now < deadline else { throw Failed(message: "attach serve did not start on port \(port)") }

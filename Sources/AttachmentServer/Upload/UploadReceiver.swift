@@ -48,10 +48,14 @@ struct UploadReceiver {
         }
     }
 
-    /// The request body, counted against the upload limit and into the metrics.
+    /// The request body, counted against the upload limit and the minimum rate, and into the metrics.
     func body(of request: Request) -> UploadBody<RequestBody> {
         let metrics = dependencies.metrics
-        return UploadBody(base: request.body, limit: dependencies.configuration.maxUploadBytes) { count in
+        let configuration = dependencies.configuration
+        let rate = configuration.minimumUploadRate.map {
+            UploadRate(minimumBytesPerSecond: $0, window: configuration.uploadRateWindow)
+        }
+        return UploadBody(base: request.body, limit: configuration.maxUploadBytes, rate: rate) { count in
             metrics.uploadBytes.increment(by: Int64(count))
         }
     }

@@ -31,6 +31,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-upload"), help: ArgumentHelp("The largest upload in MiB (answered with 413 beyond).", valueName: "MIB"))
     var maxUploadMiB: Int64 = 256
 
+    @Option(name: .customLong("idle-timeout"),
+            help: ArgumentHelp("Close a connection silent this long while a request is awaited.", valueName: "SECONDS"))
+    var idleTimeout: Double = 60
+
+    @Option(name: .customLong("request-head-timeout"),
+            help: ArgumentHelp("Close a connection whose request head takes longer than this to arrive "
+                               + "(also how long a kept-alive connection waits for its next request).", valueName: "SECONDS"))
+    var requestHeadTimeout: Double = 30
+
+    @Option(name: .customLong("min-upload-rate"),
+            help: ArgumentHelp("Answer 408 and close when an upload arrives slower than this, averaged over "
+                               + "--upload-rate-window of waiting; 0 for no minimum.", valueName: "KIBPS"))
+    var minimumUploadRate: Double = 4
+
+    @Option(name: .customLong("upload-rate-window"),
+            help: ArgumentHelp("The stretch of waiting for upload bytes --min-upload-rate is averaged over.", valueName: "SECONDS"))
+    var uploadRateWindow: Double = 30
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -62,6 +80,15 @@ struct ServeCommand: AsyncParsableCommand {
             guard peerBandwidth > 0 else { throw ValidationError("--peer-bandwidth must be positive") }
             configuration.peerBandwidth = Int64(peerBandwidth * 1_048_576)
         }
+        for (flag, seconds) in [("--idle-timeout", idleTimeout), ("--request-head-timeout", requestHeadTimeout),
+                                ("--upload-rate-window", uploadRateWindow)] where !(seconds > 0) {
+            throw ValidationError("\(flag) must be a positive number of seconds")
+        }
+        configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.requestHeadTimeout = .milliseconds(Int64(requestHeadTimeout * 1000))
+        configuration.uploadRateWindow = .milliseconds(Int64(uploadRateWindow * 1000))
+        guard minimumUploadRate >= 0 else { throw ValidationError("--min-upload-rate must be 0 (none) or positive") }
+        configuration.minimumUploadRate = minimumUploadRate == 0 ? nil : max(1, Int64(minimumUploadRate * 1024))
         guard syncInterval > 0 else { throw ValidationError("--sync-interval must be positive") }
         configuration.syncInterval = .milliseconds(Int64(syncInterval * 1000))
         guard let mode = FetchMode(rawValue: fetch) else {
