@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 @testable import S3Client
 import Testing
+import TestSupport
 
 /// Retries against a scripted server that fails on purpose (no S3 server needed).
 @Suite("S3 retries", .timeLimit(.minutes(1)))
@@ -60,6 +61,30 @@ struct RetryTests {
             _ = try await s3.send(S3Request(.POST, key: "k", query: [("uploads", "")]))
         }
         #expect(server.requests == ["POST /bucket/k?uploads="])
+        try await server.stop()
+    }
+
+    @Test("a multipart upload whose part is refused is aborted with its upload id")
+    func multipartAbortedOnFailure() async throws {
+        let server = try await ScriptedHTTPServer.start(answers: [
+            .init(status: .ok, body: "<InitiateMultipartUploadResult><Bucket>bucket</Bucket><Key>big</Key>"
+                + "<UploadId>upload-1</UploadId></InitiateMultipartUploadResult>"),
+            .init(status: .badRequest, body: "<Error><Code>EntityTooSmall</Code><Message>too small</Message></Error>"),
+            .init(status: .noContent),
+        ])
+        var configuration = try client(port: server.port).configuration
+        configuration.multipartThreshold = 1
+        configuration.partSize = S3Client.minimumPartSize
+        let s3 = S3Client(configuration: configuration)
+        let directory = try TemporaryDirectory("s3-abort")
+        let file = directory.appending("big.bin")
+        try Data(repeating: 7, count: 1000).write(to: file)
+
+        await #expect(throws: S3ClientError.badStatus(code: 400, s3Code: "EntityTooSmall", message: "too small")) {
+            _ = try await s3.putObject(key: "big", fileAt: file.path(percentEncoded: false))
+        }
+        #expect(server.requests == ["POST /bucket/big?uploads=", "PUT /bucket/big?partNumber=1&uploadId=upload-1",
+                                    "DELETE /bucket/big?uploadId=upload-1"])
         try await server.stop()
     }
 }
