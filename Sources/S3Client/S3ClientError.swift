@@ -21,6 +21,7 @@ public enum S3ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// bytes, or a download ended early); nothing should reference the object.
     case corruptTransfer(key: String, reason: String)
 
+    /// What went wrong and what to check, in one line.
     public var description: String {
         switch self {
         case .noSuchKey(let bucket, let key):

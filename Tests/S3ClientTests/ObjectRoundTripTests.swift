@@ -40,6 +40,20 @@ struct ObjectRoundTripTests {
         try await s3.deleteAll(under: prefix)
     }
 
+    @Test("an empty file uploads as an empty object with the SHA-256 of nothing")
+    func emptyFile() async throws {
+        let directory = try TemporaryDirectory("s3-empty")
+        let empty = directory.appending("empty")
+        try Data().write(to: empty)
+        let key = prefix + "empty"
+        let upload = try await s3.putObject(key: key, fileAt: empty.path(percentEncoded: false))
+        #expect(upload.size == 0)
+        #expect(upload.sha256 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(try await s3.headObject(key: key)?.size == 0)
+        #expect(try await s3.bytes(of: key).isEmpty)
+        try await s3.deleteAll(under: prefix)
+    }
+
     @Test("ranged GETs answer exactly the bytes asked for, with Content-Range")
     func rangedGet() async throws {
         let photo = try Data(contentsOf: Corpus.file("special/seed-3.7mb.jpg"))
