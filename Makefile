@@ -6,9 +6,13 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 # Debian's python3, which sees python3-selenium (a python3 earlier on PATH may not).
 BROWSER_PYTHON ?= /usr/bin/python3
+# The test services (an S3 store) come from the shared folder beside the clone; their state
+# lives in .build/services. scripts/with-services.sh starts them, runs a command, stops them.
+SERVICES ?= $(CURDIR)/../shared/services
+WITH_SERVICES = ATTACH_SERVICES_DIR=$(SERVICES) scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test bench bench-smoke bench-server deps browser-deps corpus build browser-test fuzz soak clean
+.PHONY: run test services services-stop bench bench-smoke bench-server deps browser-deps corpus build browser-test fuzz soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -31,11 +35,21 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, run every test, then the real-browser test
+## test: install what is missing, build the corpus, start a local S3 store, run every test
+## (the S3 store is stopped afterwards, pass or fail), then the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(WITH_SERVICES) $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory browser-test
+
+## services: start the local S3 store used by the tests and print its env lines
+## (`set -a; eval "$$(make -s services)"; set +a`, then `swift test --filter S3`); services-stop stops it
+services:
+	@mkdir -p .build/services
+	@$(SERVICES)/s3.sh start .build/services/s3 $${S3_PORT:-$$(cat .build/services/s3/etc/proxy.port 2>/dev/null || echo 59000)}
+
+services-stop:
+	@$(SERVICES)/s3.sh stop .build/services/s3
 
 ## fuzz: fuzz the API of a live server from its OpenAPI document with schemathesis (no 5xx, answers as documented)
 FUZZ_EXAMPLES ?= 20

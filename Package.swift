@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "AttachmentSync", targets: ["AttachmentSync"]),
         .library(name: "AttachmentServer", targets: ["AttachmentServer"]),
+        .library(name: "S3Client", targets: ["S3Client"]),
         .executable(name: "attach", targets: ["attach"]),
     ],
     dependencies: [
@@ -52,6 +53,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A small S3 client (SigV4, multipart, listing) for the scale-out blob store of issue 8.
+        // It knows nothing of AttachmentStore.
+        .target(
+            name: "S3Client",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -135,6 +149,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(
+            name: "S3ClientTests",
+            dependencies: [
+                "S3Client", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Run by `make bench` through `swift package benchmark`; never by `swift test`.

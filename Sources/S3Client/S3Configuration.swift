@@ -1,0 +1,62 @@
+import Foundation
+
+/// Where an ``S3Client`` sends its requests, and how it signs, splits and retries them.
+///
+/// Requests use path-style addressing (`ENDPOINT/BUCKET/KEY`), which every S3-compatible
+/// server accepts, and AWS Signature Version 4. The secret key never appears in
+/// ``description``.
+///
+/// ```swift
+/// let configuration = try S3Configuration.fromEnvironment()   // S3_ENDPOINT, S3_BUCKET, ...
+/// let s3 = S3Client(configuration: configuration)
+/// ```
+public struct S3Configuration: Sendable, Equatable, CustomStringConvertible {
+    /// The server's base URL, `http` or `https`, e.g. `http://127.0.0.1:59000`. A path in it
+    /// (a server behind a reverse proxy at `/s3`) is kept in front of the bucket.
+    public var endpoint: URL
+    /// The bucket every operation addresses.
+    public var bucket: String
+    /// The signing region. Default `us-east-1`.
+    public var region: String
+    /// The access key id (`account:user` on OpenStack Swift).
+    public var accessKey: String
+    /// The secret access key; used only to derive signing keys.
+    public var secretKey: String
+    /// Files larger than this many bytes are uploaded in parts by
+    /// ``S3Client/putObject(key:fileAt:)``. Default 16 MiB.
+    public var multipartThreshold: Int64 = 16 << 20
+    /// The size of each part of a multipart upload, in bytes (every part but the last).
+    /// Default 8 MiB; S3 refuses parts under 5 MiB and uploads of more than 10,000 parts.
+    public var partSize: Int64 = 8 << 20
+    /// How failed idempotent requests are retried. Default: 4 attempts.
+    public var retry: S3RetryPolicy = S3RetryPolicy()
+    /// The longest one request may take, body included, before it fails. Default 5 minutes.
+    public var requestTimeout: Duration = .seconds(300)
+
+    /// A configuration for `bucket` on `endpoint`.
+    /// - Throws: ``S3ClientError/invalidConfiguration(_:)`` when the endpoint is not an
+    ///   absolute `http(s)` URL with a host, or the bucket or a key is empty.
+    public init(endpoint: URL, bucket: String, region: String = "us-east-1", accessKey: String, secretKey: String) throws(S3ClientError) {
+        guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = endpoint.host(), !host.isEmpty else {
+            throw .invalidConfiguration("the endpoint \(endpoint.absoluteString) is not an http(s) URL with a host, e.g. http://127.0.0.1:9000")
+        }
+        guard !bucket.isEmpty, !bucket.contains("/") else {
+            throw .invalidConfiguration("the bucket name \"\(bucket)\" is empty or contains a slash")
+        }
+        guard !accessKey.isEmpty, !secretKey.isEmpty else {
+            throw .invalidConfiguration("the access key and the secret key must both be set (S3_ACCESS_KEY, S3_SECRET_KEY)")
+        }
+        guard !region.isEmpty else { throw .invalidConfiguration("the region is empty (S3_REGION, e.g. us-east-1)") }
+        self.endpoint = endpoint
+        self.bucket = bucket
+        self.region = region
+        self.accessKey = accessKey
+        self.secretKey = secretKey
+    }
+
+    /// The endpoint, bucket, region and access key; never the secret key.
+    public var description: String {
+        "s3://\(bucket) at \(endpoint.absoluteString) (region \(region), access key \(accessKey))"
+    }
+}
