@@ -171,11 +171,17 @@ struct HostileConnectionTests {
         let note = try await fixture.store().createNote(title: "stalled")
         let data = try Data(contentsOf: try Corpus.file("special/baseline.jpg"))
         try await LiveServerTests.serve(fixture) { port, _ in
-            let response = try await RawHTTPConnection.with(port: port) { write, read in
-                try await write(LiveServerTests.requestHead("POST", "/api/notes/\(note.id)/attachments?filename=stalled.jpg",
-                                                            ["Content-Type: image/jpeg", "Content-Length: \(data.count)"]))
-                try await write(data.prefix(data.count / 2))
-                return try await read()  // returns once the server closes the connection
+            let response: RawHTTPConnection.Response?
+            do {
+                response = try await RawHTTPConnection.with(port: port) { write, read in
+                    try await write(LiveServerTests.requestHead("POST", "/api/notes/\(note.id)/attachments?filename=stalled.jpg",
+                                                                ["Content-Type: image/jpeg", "Content-Length: \(data.count)"]))
+                    try await write(data.prefix(data.count / 2))
+                    return try await read()  // returns once the server closes the connection
+                }
+            } catch where RawHTTPConnection.isDisconnection(error) {
+                // On a loaded machine the second write may come after the 1 s timeout closed it.
+                response = nil
             }
             #expect(response == nil || (400..<500).contains(response!.status))
         }

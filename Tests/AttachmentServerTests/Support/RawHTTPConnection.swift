@@ -34,7 +34,7 @@ struct RawHTTPConnection {
                     let next: ByteBuffer?
                     do {
                         next = try await iterator.next()
-                    } catch let error as IOError where error.errnoCode == ECONNRESET {
+                    } catch where isDisconnection(error) {
                         // A server that closes with unread request bytes resets the connection:
                         // for the client that is a close, after whatever arrived before it.
                         next = nil
@@ -44,6 +44,14 @@ struct RawHTTPConnection {
                 }
             })
         }
+    }
+
+    /// Whether `error` says the server closed or reset the connection (rather than something
+    /// going wrong on the client's side).
+    static func isDisconnection(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return [ECONNRESET, EPIPE].contains(error.errnoCode) }
+        if let error = error as? ChannelError { return error == .ioOnClosedChannel || error == .alreadyClosed }
+        return false
     }
 
     /// The response in `data` once it is complete (by Content-Length, or by close).
