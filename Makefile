@@ -35,11 +35,12 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, start a local S3 store, run every test
-## (the S3 store is stopped afterwards, pass or fail), then the real-browser test
+## test: install what is missing, build the corpus, start a local S3 store, run every test, then
+## the store's suite again with its originals in S3 (ATTACH_TEST_BLOBS=s3; the S3 store is
+## stopped afterwards, pass or fail), then the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
-	$(WITH_SERVICES) $(SWIFT) test --skip-build
+	$(WITH_SERVICES) sh -c '$(SWIFT) test --skip-build && ATTACH_TEST_BLOBS=s3 $(SWIFT) test --skip-build --filter AttachmentStoreTests'
 	$(MAKE) --no-print-directory browser-test
 
 ## services: start the local S3 store used by the tests and print its env lines
@@ -58,11 +59,12 @@ fuzz: deps
 	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_EXAMPLES)
 
 ## soak: the server crash test with 50 SIGKILL rounds, then 60 s of 50 clients uploading and reading
-## against a real server (no failure, nothing lost, RSS at most 1.2x after warm-up); writes the
+## against a real server (no failure, nothing lost, RSS at most 1.2x after warm-up), then 60 s of
+## two servers on one S3 bucket under 8 uploading clients and gc (local S3 started); writes the
 ## figures into RELIABILITY.md. Not part of `make test`. SOAK_ROUNDS and SOAK_SECONDS change the run.
 soak: deps corpus
 	$(SWIFT) build --build-tests
-	SWIFT=$(SWIFT) scripts/soak.sh
+	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/soak.sh
 
 ## browser-test: drive the web UI in headless chromium (screenshots in test-output/browser)
 browser-test:

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AttachmentSync", targets: ["AttachmentSync"]),
         .library(name: "AttachmentServer", targets: ["AttachmentServer"]),
         .library(name: "S3Client", targets: ["S3Client"]),
+        .library(name: "AttachmentS3", targets: ["AttachmentS3"]),
         .executable(name: "attach", targets: ["attach"]),
     ],
     dependencies: [
@@ -69,6 +70,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The S3 blob backend of issue 8: AttachmentStore's BlobObjectStore over S3Client.
+        .target(
+            name: "AttachmentS3",
+            dependencies: ["AttachmentStore", "S3Client"]
+        ),
         .target(
             name: "AttachmentSync",
             dependencies: [
@@ -97,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "attach",
             dependencies: [
-                "AttachmentStore", "AttachmentSync", "AttachmentServer",
+                "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -112,7 +118,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "AttachmentStore",
+                "AttachmentStore", "AttachmentS3",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/TestSupport"
@@ -128,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentStoreTests",
             dependencies: [
-                "AttachmentStore", "TestSupport",
+                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -142,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentServerTests",
             dependencies: [
-                "AttachmentServer", "AttachmentStore", "TestSupport",
+                "AttachmentServer", "AttachmentStore", "AttachmentSync", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -52,6 +52,7 @@ extension ServerDependencies {
     static func make(_ configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()) async throws -> ServerDependencies {
         var storeConfiguration = AttachmentStore.Configuration()
         storeConfiguration.logger = configuration.logger
+        storeConfiguration.objectStore = configuration.objectStore
         let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, logger: configuration.logger)
         storeConfiguration.remoteBlobSource = fetcher

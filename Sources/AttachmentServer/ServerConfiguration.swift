@@ -1,3 +1,4 @@
+import AttachmentStore
 import AttachmentSync
 import Foundation
 import Logging
@@ -16,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// The store folder, created when missing or empty. Default `./attach-data`.
     public var storeDirectory: URL = URL(filePath: "attach-data", directoryHint: .isDirectory)
+    /// Where the store's originals live when not in the store folder (an S3 bucket, shared by
+    /// several servers on one backend). Default `nil`: files in ``storeDirectory``.
+    public var objectStore: (any BlobObjectStore)?
     /// The bearer token every write request must carry; `nil` means writes are open.
     /// Required when ``host`` is not a loopback address.
     public var token: String?

@@ -11,6 +11,7 @@ extension ServerError {
     /// | `invalidArgument` | 400 | `invalid_argument` |
     /// | `notAnImage`, `imageUnreadable`, `imageTooLarge` | 422 | `not_an_image`, `image_unreadable`, `image_too_large` |
     /// | `writeFailed` | 507 | `storage_failed` |
+    /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
     /// | `blobMissing`, `hashMismatch`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
     public init(_ error: AttachmentStore.Error) {
         switch error {
@@ -36,7 +37,10 @@ extension ServerError {
         case .blobMissing, .hashMismatch:
             self.init(.internalServerError, code: "store_damaged",
                       message: "the stored bytes are damaged or missing; run `attach verify`")
-        case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog:
+        case .objectStore(let failure):
+            self.init(.serviceUnavailable, code: "blob_storage_unavailable",
+                      message: "the object store holding the originals failed, nothing was stored or changed: \(failure)")
+        case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .blobStorageMismatch:
             self = .internalError
         }
     }

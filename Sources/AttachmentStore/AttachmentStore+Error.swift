@@ -37,6 +37,11 @@ extension AttachmentStore {
         case imageUnreadable(AttachmentID, reason: String)
         /// The image is over the configured pixel or byte limit; it was not decoded.
         case imageTooLarge(AttachmentID, reason: String)
+        /// The store keeps its originals somewhere other than where it was opened to look
+        /// (files here versus an object store, or another object store).
+        case blobStorageMismatch(recorded: String, given: String)
+        /// The object store holding the originals failed; nothing half-done was referenced.
+        case objectStore(BlobObjectStoreError)
 
         public var description: String {
             switch self {
@@ -73,6 +78,11 @@ extension AttachmentStore {
                 return "the image of attachment \(id) cannot be decoded: \(reason)"
             case .imageTooLarge(let id, let reason):
                 return "the image of attachment \(id) is too large to decode: \(reason)"
+            case .blobStorageMismatch(let recorded, let given):
+                return "this store keeps its originals in \(recorded), but it was opened with \(given); "
+                    + "pass --blobs for the store's own location (or set ATTACH_BLOBS)"
+            case .objectStore(let error):
+                return "\(error); nothing was stored or changed"
             }
         }
     }

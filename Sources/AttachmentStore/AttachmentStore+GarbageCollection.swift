@@ -19,8 +19,15 @@ extension AttachmentStore {
         let cutoff = Date().addingTimeInterval(-TimeInterval(grace.components.seconds) - TimeInterval(grace.components.attoseconds) / 1e18)
         var report = GarbageReport(dryRun: dryRun)
         try await collectTemporaryFiles(before: cutoff, into: &report)
-        try await collectUnreferencedBlobs(before: cutoff, into: &report)
-        try await collectOrphanFiles(before: cutoff, into: &report)
+        let removedRows = try await collectUnreferencedBlobs(before: cutoff, into: &report)
+        if blobs.placement == .objectStore {
+            // Object stores date objects by their own clock (Swift's S3 API rounds up to the
+            // next second): with no grace every unclaimed orphan goes, whatever its date.
+            let objectCutoff = grace <= .zero ? Date.distantFuture : cutoff
+            try await collectOrphanObjects(before: objectCutoff, removedRows: removedRows, into: &report)
+        } else {
+            try await collectOrphanFiles(before: cutoff, into: &report)
+        }
         return report
     }
 
@@ -58,27 +65,60 @@ extension AttachmentStore {
         report.keptInGracePeriod += kept
     }
 
-    private func collectUnreferencedBlobs(before cutoff: Date, into report: inout GarbageReport) async throws {
+    /// Removes unreferenced blob rows (and, for files, their files); returns the hashes removed
+    /// (or that would be, in a dry run).
+    private func collectUnreferencedBlobs(before cutoff: Date, into report: inout GarbageReport) async throws -> Set<BlobHash> {
         let blobs = self.blobs
         let dryRun = report.dryRun
-        let (count, bytes, kept) = try await catalog.write { db -> (Int, Int64, Int) in
-            var (count, bytes, kept) = (0, Int64(0), 0)
+        let (removed, bytes, kept) = try await catalog.write { db -> (Set<BlobHash>, Int64, Int) in
+            var (removed, bytes, kept) = (Set<BlobHash>(), Int64(0), 0)
             for record in try BlobRecord.unreferenced(in: db) {
                 let hash = BlobHash(trusted: record.hash)
-                let info = try? POSIXFile.status(blobs.path(for: hash))
+                let info = blobs.placement == .files ? try? POSIXFile.status(blobs.path(for: hash)) : nil
                 let age = info.map(BlobFileScan.modificationDate) ?? record.createdAt
-                if age >= cutoff && (info != nil || blobs.placement == .catalog) { kept += 1; continue }
+                if age >= cutoff && (info != nil || blobs.placement != .files) { kept += 1; continue }
                 if !dryRun {
                     try blobs.remove(hash)
                     try record.delete(db)
                 }
-                count += 1
-                bytes += info.map { Int64($0.st_size) } ?? (blobs.placement == .catalog ? record.byteCount : 0)
+                removed.insert(hash)
+                bytes += info.map { Int64($0.st_size) } ?? (blobs.placement != .files && record.state == .present ? record.byteCount : 0)
             }
-            return (count, bytes, kept)
+            return (removed, bytes, kept)
         }
-        report.blobs = count
+        report.blobs = removed.count
         report.blobBytes = bytes
+        report.keptInGracePeriod += kept
+        return removed
+    }
+
+    /// Deletes objects no catalog row names (left by a failed or crashed ingest, or whose rows
+    /// were just removed), each under a deletion claim so no ingest can be uploading it meanwhile.
+    private func collectOrphanObjects(before cutoff: Date, removedRows: Set<BlobHash>, into report: inout GarbageReport) async throws {
+        guard let objectStore = blobs.objectStore else { return }
+        let dryRun = report.dryRun
+        if !dryRun { _ = try await catalog.write { db in try BlobLease.removeExpired(in: db) } }
+        var objects: [BlobObject] = []
+        do {
+            for try await object in objectStore.objects() { objects.append(object) }
+        } catch {
+            throw Self.objectStoreError(error, operation: "list the blobs", location: objectStore.location)
+        }
+        let known = try await catalog.read { db in Set(try String.fetchAll(db, sql: "SELECT hash FROM blob")) }
+        var (count, bytes, kept) = (0, Int64(0), 0)
+        for object in objects where !known.contains(object.hash.rawValue) {
+            let rowJustRemoved = removedRows.contains(object.hash)
+            guard rowJustRemoved || (object.lastModified ?? .distantFuture) < cutoff else { kept += 1; continue }
+            if !dryRun, try await !deleteUnclaimedObject(object.hash) {
+                kept += 1
+                continue
+            }
+            guard !rowJustRemoved else { continue }
+            count += 1
+            bytes += object.byteCount
+        }
+        report.orphanFiles = count
+        report.orphanBytes = bytes
         report.keptInGracePeriod += kept
     }
 

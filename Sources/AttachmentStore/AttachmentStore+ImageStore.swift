@@ -41,14 +41,20 @@ extension AttachmentStore {
     public func deleteImage(forKey key: String) async throws {
         imageCache.removeValue(forKey: key)
         let blobs = self.blobs
-        try await catalog.write { db in
-            guard let entry = try ImageEntryRecord.fetchOne(db, key: key) else { return }
+        let orphaned = try await catalog.write { db -> BlobHash? in
+            guard let entry = try ImageEntryRecord.fetchOne(db, key: key) else { return nil }
             try entry.delete(db)
-            if try !BlobRecord.isReferenced(entry.blobHash, in: db) {
-                // Inside the write transaction, so no ingest can start referencing it meanwhile.
-                try blobs.remove(BlobHash(trusted: entry.blobHash))
-                _ = try BlobRecord.deleteOne(db, key: entry.blobHash)
-            }
+            guard try !BlobRecord.isReferenced(entry.blobHash, in: db) else { return nil }
+            // Inside the write transaction, so no ingest can start referencing it meanwhile.
+            let hash = BlobHash(trusted: entry.blobHash)
+            try blobs.remove(hash)
+            _ = try BlobRecord.deleteOne(db, key: entry.blobHash)
+            return hash
+        }
+        // An object store's object goes under a deletion claim, unless an ingest of the same
+        // bytes is uploading it meanwhile (then that ingest's row keeps it, or a later gc takes it).
+        if let orphaned, blobs.placement == .objectStore {
+            _ = try await deleteUnclaimedObject(orphaned)
         }
     }
 }

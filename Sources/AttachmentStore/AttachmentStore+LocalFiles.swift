@@ -9,10 +9,13 @@ extension AttachmentStore {
     /// streaming). For file placement that is the blob itself; for catalog placement the bytes
     /// are written out once into `cache/blobs/` (derived data) and reused.
     /// - Throws: ``Error/blobMissing(_:)`` when the store does not have the bytes.
+    /// For object-store placement the object is downloaded (and checked against its hash) into
+    /// `cache/blobs/` the first time.
     func localPath(for hash: BlobHash) async throws -> String {
-        guard blobs.placement == .catalog else { return blobs.path(for: hash) }
+        guard blobs.placement != .files else { return blobs.path(for: hash) }
         let path = blobs.materializedPath(for: hash)
         if try await BlockingPool.run({ try POSIXFile.status(path) != nil }) { return path }
+        if blobs.placement == .objectStore { return try await downloadFromObjectStore(hash, to: path) }
         guard let bytes = try await catalog.read({ db in try BlobContentRecord.bytes(of: hash, in: db) }) else {
             throw Error.blobMissing(hash)
         }

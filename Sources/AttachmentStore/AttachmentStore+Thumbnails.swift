@@ -53,9 +53,10 @@ extension AttachmentStore {
         guard MediaTypeSniffer.isReadableRaster(attachment.mediaType), attachment.availability == .local else { return }
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
-        // Catalog-placed blobs would first have to be written out; they are made on request.
-        guard blobs.placement == .files else { return }
-        thumbnails.prefetch(key, sourcePath: blobs.path(for: attachment.blobHash))
+        // Catalog placement has no file until someone reads it; an object-store ingest has just
+        // left its local copy in the cache.
+        guard blobs.placement != .catalog else { return }
+        thumbnails.prefetch(key, sourcePath: blobs.readablePath(for: attachment.blobHash))
     }
 
     /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk).

@@ -1,6 +1,9 @@
 import Crypto
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension AttachmentStore {
     /// Re-hashes every blob and checks every reference and the catalog itself.
@@ -55,6 +58,16 @@ extension AttachmentStore {
             return (files.filter { !known.contains($0.hash.rawValue) }.count, temporary)
         }
         report.unreferencedFiles = unreferenced
+        if let objectStore = blobs.objectStore {
+            let known = Set(snapshot.blobs.map(\.hash))
+            do {
+                for try await object in objectStore.objects() where !known.contains(object.hash.rawValue) {
+                    report.unreferencedFiles += 1
+                }
+            } catch {
+                throw Self.objectStoreError(error, operation: "list the blobs", location: objectStore.location)
+            }
+        }
         report.temporaryFiles = temporary
         return report
     }
@@ -72,9 +85,39 @@ extension AttachmentStore {
             }
             return try await BlockingPool.run { judge(BlobHash(digest: SHA256.hash(data: bytes)), Int64(bytes.count)) }
         }
+        if let objectStore = blobs.objectStore {
+            return try await inspectObject(hash, in: objectStore, judge: judge)
+        }
         let path = blobs.path(for: hash)
         return try await BlockingPool.run {
             guard (try? POSIXFile.status(path)) ?? nil != nil else { return (.missing, "no file at \(path)") }
+            do {
+                let (actual, size) = try BlobFileScan.hash(fileAt: path)
+                return judge(actual, size)
+            } catch {
+                return (.unreadable, String(describing: error))
+            }
+        }
+    }
+
+    /// Downloads one object into `tmp/` and judges its bytes; the copy is removed afterwards.
+    private func inspectObject(
+        _ hash: BlobHash, in objectStore: any BlobObjectStore,
+        judge: @escaping @Sendable (BlobHash, Int64) -> (VerificationReport.Damage.Kind, String)?
+    ) async throws -> (VerificationReport.Damage.Kind, String)? {
+        let path = layout.temporaryPath + "/verify-" + UUID().uuidString.lowercased()
+        do {
+            try await objectStore.download(hash, toFile: path)
+        } catch BlobObjectStoreError.missing {
+            return (.missing, "no object in \(objectStore.location)")
+        } catch let error as CancellationError {
+            throw error
+        } catch let error as BlobObjectStoreError {
+            if case .corrupt(_, let reason) = error { return (.unreadable, reason) }
+            throw AttachmentStore.Error.objectStore(error)
+        }
+        return try await BlockingPool.run {
+            defer { unlink(path) }
             do {
                 let (actual, size) = try BlobFileScan.hash(fileAt: path)
                 return judge(actual, size)

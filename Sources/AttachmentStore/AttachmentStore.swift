@@ -22,6 +22,14 @@ public final class AttachmentStore: Sendable {
         /// Where a store created with this configuration keeps original bytes. Default
         /// ``BlobPlacement/files``. Ignored when opening an existing store.
         public var blobPlacement = BlobPlacement.files
+        /// Where original bytes live when not in the store folder: an object store such as an S3
+        /// bucket. Default `nil`: files (or ``blobPlacement``). A store created with one records
+        /// its ``BlobObjectStore/location`` and must be opened with the same one afterwards.
+        public var objectStore: (any BlobObjectStore)?
+        /// How long an ingest's claim on a blob it is uploading to the object store protects
+        /// that object from another process's `gc`. Default one hour; an upload taking longer
+        /// renews nothing, so keep it above the longest upload.
+        public var uploadLease: Duration = .seconds(3600)
         /// Byte budget of the in-memory cache of the key-value image store. Default 32 MiB.
         public var imageCacheByteLimit: Int = 32 << 20
         /// How thumbnails are made and cached (200 px, one render per core, 32 MiB in memory).
@@ -56,7 +64,7 @@ public final class AttachmentStore: Sendable {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
-        self.blobs = BlobStore(root: layout.root, placement: catalog.placement)
+        self.blobs = BlobStore(root: layout.root, placement: catalog.placement, objectStore: configuration.objectStore)
         self.configuration = configuration
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
         self.clock = HybridClock(peer: catalog.peerID, latest: catalog.latestClock)
@@ -72,7 +80,7 @@ public final class AttachmentStore: Sendable {
             let layout = StoreLayout(directory: directory)
             try layout.validateExisting()
             let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout,
-                                      placement: configuration.blobPlacement)
+                                      placement: configuration.blobPlacement, objectStore: configuration.objectStore?.location)
             return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
         }
     }
@@ -85,7 +93,7 @@ public final class AttachmentStore: Sendable {
             let layout = StoreLayout(directory: directory)
             try layout.createIfNeeded()
             let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout,
-                                      placement: configuration.blobPlacement)
+                                      placement: configuration.blobPlacement, objectStore: configuration.objectStore?.location)
             return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
         }
     }

@@ -1,9 +1,11 @@
 @testable import AttachmentServer
+import AttachmentStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 @Suite("Security", .timeLimit(.minutes(2)))
 struct SecurityTests {
@@ -39,6 +41,31 @@ struct SecurityTests {
                 uri: "/api/notes/\(note.id)/attachments?filename=a.jpg", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer(string: "x"))
             #expect(upload.status == .unauthorized)
             #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .delete, headers: [.authorization: "Bearer s3cret"]).status == .noContent)
+        }
+    }
+
+    @Test("with a token, every sync read is 401 without it and 200 with it")
+    func tokenGuardsSyncReads() async throws {
+        let fixture = try ServerFixture(token: "s3cret")
+        let store = try await fixture.store()
+        let note = try await store.createNote(title: "synced")
+        let blob = try await store.addAttachment(to: note.id, fromFile: try Corpus.file("special/baseline.jpg")).blobHash
+        try await fixture.test { client in
+            let reads: [(String, HTTPRequest.Method)] = [
+                ("/sync/changes?since=0", .get), ("/sync/status", .get),
+                ("/blobs/sha256/\(blob.rawValue)", .get), ("/blobs/sha256/\(blob.rawValue)", .head),
+            ]
+            for (path, method) in reads {
+                let anonymous = try await client.execute(uri: path, method: method)
+                #expect(anonymous.status == .unauthorized, "\(method) \(path)")
+                #expect(anonymous.body.readableBytes == 0 || JSON.errorCode(anonymous) == "unauthorized")
+                let wrong = try await client.execute(uri: path, method: method, headers: [.authorization: "Bearer s3cre7"])
+                #expect(wrong.status == .unauthorized, "\(method) \(path)")
+                let right = try await client.execute(uri: path, method: method, headers: [.authorization: "Bearer s3cret"])
+                #expect(right.status == .ok, "\(method) \(path)")
+            }
+            let bytes = try await client.execute(uri: "/blobs/sha256/\(blob.rawValue)", method: .get, headers: [.authorization: "Bearer s3cret"])
+            #expect(Data(buffer: bytes.body) == (try Data(contentsOf: try Corpus.file("special/baseline.jpg"))))
         }
     }
 

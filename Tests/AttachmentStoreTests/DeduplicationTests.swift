@@ -23,7 +23,7 @@ struct DeduplicationTests {
         #expect(stats.bytesSavedByDeduplication == 49 * size)
         // One copy of the photo plus the catalog (its write-ahead log is checkpointed away on close).
         #expect(stats.bytesOnDisk < size + (3 << 20))
-        #expect(fixture.blobAndTemporaryFiles.count == 1)
+        #expect(try await fixture.blobAndTemporaryFiles().count == 1)
     }
 
     @Test("replacing an attachment's data gives it a new hash and leaves the old blob to gc")
@@ -40,7 +40,7 @@ struct DeduplicationTests {
 
         let report = try await fixture.store.collectGarbage(olderThan: .zero)
         #expect(report.blobs == 1)
-        #expect(fixture.blobAndTemporaryFiles.count == 1)
+        #expect(try await fixture.blobAndTemporaryFiles().count == 1)
         #expect(try await fixture.store.verify().isClean)
     }
 }

@@ -30,7 +30,7 @@ struct FailureTests {
             try await fixture.store.addAttachment(to: note.id, bytes: FailingByteStream(chunks: 10), filename: "dropped.bin")
         }
         #expect(try await fixture.store.attachments(of: note.id).isEmpty)
-        #expect(fixture.blobAndTemporaryFiles.isEmpty)
+        #expect(try await fixture.blobAndTemporaryFiles().isEmpty)
     }
 
     @Test("a directory given where a file is expected is a typed error and stores nothing")
@@ -46,7 +46,7 @@ struct FailureTests {
         await #expect(throws: AttachmentStore.Error.sourceUnreadable(path: missing.path(percentEncoded: false), reason: "No such file or directory")) {
             try await fixture.store.addAttachment(to: note.id, fromFile: missing)
         }
-        #expect(fixture.blobAndTemporaryFiles.isEmpty)
+        #expect(try await fixture.blobAndTemporaryFiles().isEmpty)
     }
 
     @Test("a cancelled import stores nothing")
@@ -60,7 +60,7 @@ struct FailureTests {
         task.cancel()
         _ = await task.result
         #expect(try await fixture.store.attachments(of: note.id).isEmpty)
-        #expect(fixture.blobAndTemporaryFiles.isEmpty)
+        #expect(try await fixture.blobAndTemporaryFiles().isEmpty)
     }
 
     @Test("opening something that is not a store is refused and changes nothing")

@@ -15,7 +15,7 @@ struct ImageStoreTests {
         try await fixture.store.setImage(first, forKey: "avatar")
         #expect(try await fixture.store.image(forKey: "avatar") == first)
 
-        let reopened = try await AttachmentStore.open(at: fixture.storeURL)
+        let reopened = try await fixture.reopen()
         #expect(try await reopened.image(forKey: "avatar") == first, "read back from disk by a new store value")
 
         try await fixture.store.setImage(second, forKey: "avatar")
@@ -23,7 +23,7 @@ struct ImageStoreTests {
 
         try await fixture.store.deleteImage(forKey: "avatar")
         #expect(try await fixture.store.image(forKey: "avatar") == nil)
-        #expect(try await AttachmentStore.open(at: fixture.storeURL).image(forKey: "avatar") == nil)
+        #expect(try await fixture.reopen().image(forKey: "avatar") == nil)
         try await fixture.store.deleteImage(forKey: "never-set")
     }
 
@@ -36,11 +36,11 @@ struct ImageStoreTests {
         _ = try await fixture.store.addAttachment(to: note.id, data: shared, filename: "aqua.jpg")
         try await fixture.store.setImage(shared, forKey: "shared")
         try await fixture.store.setImage(alone, forKey: "alone")
-        #expect(fixture.blobAndTemporaryFiles.count == 2)
+        #expect(try await fixture.blobAndTemporaryFiles().count == 2)
 
         try await fixture.store.deleteImage(forKey: "alone")
         try await fixture.store.deleteImage(forKey: "shared")
-        #expect(fixture.blobAndTemporaryFiles.count == 1)
+        #expect(try await fixture.blobAndTemporaryFiles().count == 1)
         #expect(try await fixture.store.verify().isClean)
     }
 
@@ -48,10 +48,8 @@ struct ImageStoreTests {
     func missingBytesThrow() async throws {
         let fixture = try await StoreFixture()
         try await fixture.store.setImage(Data("not really a picture".utf8), forKey: "gone")
-        for file in fixture.blobAndTemporaryFiles {
-            try FileManager.default.removeItem(at: fixture.storeURL.appending(path: file))
-        }
-        let fresh = try await AttachmentStore.open(at: fixture.storeURL)
+        try await fixture.destroyStoredBytes()
+        let fresh = try await fixture.reopen()
         await #expect(throws: AttachmentStore.Error.self) { try await fresh.image(forKey: "gone") }
     }
 }

@@ -24,7 +24,7 @@ struct NoteLifecycleTests {
         #expect(kept1h.keptInGracePeriod == 2)
         let report = try await store.collectGarbage(olderThan: .zero)
         #expect(report.blobs == 2)
-        #expect(fixture.blobAndTemporaryFiles.count == 1)
+        #expect(try await fixture.blobAndTemporaryFiles().count == 1)
         #expect(try await store.verify().isClean)
         #expect(try await store.original(of: shared.id).data() == (try Data(contentsOf: photos.first!)))
     }
@@ -81,6 +81,6 @@ struct NoteLifecycleTests {
         await #expect(throws: AttachmentStore.Error.noteNotFound("nope")) {
             try await fixture.store.addAttachment(to: NoteID(rawValue: "nope"), fromFile: Corpus.file("good/Elephants.jpg"))
         }
-        #expect(fixture.blobAndTemporaryFiles.isEmpty)
+        #expect(try await fixture.blobAndTemporaryFiles().isEmpty)
     }
 }

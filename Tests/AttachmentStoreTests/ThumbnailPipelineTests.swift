@@ -120,7 +120,7 @@ struct ThumbnailPipelineTests {
         #expect(first == second)
         #expect(fixture.store.thumbnailStatistics.memoryHits == 1)
 
-        let reopened = try await AttachmentStore.open(at: fixture.storeURL)
+        let reopened = try await fixture.reopen()
         let third = try await reopened.thumbnail(for: photo.id)
         #expect(third == first)
         #expect(reopened.thumbnailStatistics.diskHits == 1)

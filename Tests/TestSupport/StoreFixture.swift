@@ -1,24 +1,94 @@
+import AttachmentS3
 import AttachmentStore
 import Foundation
 
 /// A new, empty store in its own temporary folder, for one test.
+///
+/// With `ATTACH_TEST_BLOBS=s3` in the environment (and the `S3_*` variables of a running S3
+/// server, as `make test` sets them), every fixture keeps its originals in that S3 bucket under
+/// a prefix of its own, so the store's whole test suite runs against the S3 backend unchanged.
 public struct StoreFixture: Sendable {
     /// The folder holding the store (removed when the fixture is released).
     public let directory: TemporaryDirectory
     /// The store.
     public let store: AttachmentStore
+    /// The configuration the store was created with (reused by ``reopen(_:)``).
+    public let configuration: AttachmentStore.Configuration
 
     /// Creates the folder and the store in `<temp>/store`.
     public init(_ label: String = "store", configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) async throws {
         directory = try TemporaryDirectory(label)
+        var configuration = configuration
+        if configuration.objectStore == nil, configuration.blobPlacement == .files {
+            configuration.objectStore = try Self.testObjectStore(label: label)
+        }
+        self.configuration = configuration
         store = try await AttachmentStore.create(at: directory.appending("store"), configuration: configuration)
     }
 
     /// The store folder.
     public var storeURL: URL { directory.appending("store") }
 
-    /// Paths of every file in the store, relative to it, except the catalog's own files.
-    public var blobAndTemporaryFiles: [String] {
-        Files.tree(storeURL).filter { !$0.hasPrefix("catalog.sqlite") && !$0.hasPrefix("cache/") }
+    /// Opens the same store again (a second handle, as another process would), with the
+    /// fixture's configuration changed by `change`.
+    public func reopen(_ change: (inout AttachmentStore.Configuration) -> Void = { _ in }) async throws -> AttachmentStore {
+        var configuration = self.configuration
+        change(&configuration)
+        return try await AttachmentStore.open(at: storeURL, configuration: configuration)
+    }
+
+    /// Where the store keeps each original, and its temporary files: paths relative to the
+    /// store folder, except the catalog's own files and derived caches, plus `object:<hash>` for
+    /// each object when the originals live in an object store.
+    public func blobAndTemporaryFiles() async throws -> [String] {
+        var found = Files.tree(storeURL).filter { !$0.hasPrefix("catalog.sqlite") && !$0.hasPrefix("cache/") }
+        if let objectStore = configuration.objectStore {
+            for try await object in objectStore.objects() { found.append("object:\(object.hash)") }
+        }
+        return found
+    }
+
+    /// Destroys every stored original where it is kept (files, or objects and their local
+    /// copies), as a disk failure or a careless operator would.
+    public func destroyStoredBytes() async throws {
+        for entry in try await blobAndTemporaryFiles() {
+            if entry.hasPrefix("object:"), let objectStore = configuration.objectStore,
+               let hash = BlobHash(rawValue: String(entry.dropFirst("object:".count))) {
+                try await objectStore.delete(hash)
+            } else {
+                try FileManager.default.removeItem(at: storeURL.appending(path: entry))
+            }
+        }
+        try? FileManager.default.removeItem(at: storeURL.appending(path: "cache/blobs"))
+    }
+
+    /// Whether this test run keeps originals in an object store (`ATTACH_TEST_BLOBS=s3`).
+    public static var usesObjectStore: Bool {
+        let value = ProcessInfo.processInfo.environment["ATTACH_TEST_BLOBS"] ?? ""
+        return !value.isEmpty && value != "files"
+    }
+
+    /// The object store for a new test store: `nil` unless ``usesObjectStore``; else the S3
+    /// bucket of the `S3_*` variables under a prefix no other store uses.
+    public static func testObjectStore(label: String) throws -> (any BlobObjectStore)? {
+        guard usesObjectStore else { return nil }
+        let prefix = "test-\(label)-\(UUID().uuidString.lowercased().prefix(12))"
+        guard case .s3(let configuration, _) = try BlobStorageLocation(parsing: "s3://\(try bucket())") else { return nil }
+        return BlobStorageLocation.s3(configuration, prefix: prefix).objectStore()
+    }
+
+    /// `ATTACH_TEST_BLOBS` asks for S3 but the S3 variables are not set.
+    struct MissingS3Bucket: Error, CustomStringConvertible {
+        var description: String { "ATTACH_TEST_BLOBS is set but S3_BUCKET is not; run the tests through `make test`" }
+    }
+
+    private static func bucket() throws -> String {
+        guard let bucket = ProcessInfo.processInfo.environment["S3_BUCKET"], !bucket.isEmpty else {
+            throw MissingS3Bucket()
+        }
+        return bucket
     }
 }
+
+/// The store's `Attachment`, by a name Swift Testing's own `Attachment` does not shadow.
+public typealias StoredAttachment = Attachment

@@ -21,13 +21,16 @@ struct BlobStore: Sendable {
     let blobsDirectory: String
     /// `<root>/tmp`.
     let temporaryDirectory: String
+    /// Where the originals live for ``BlobPlacement/objectStore`` placement; `nil` otherwise.
+    let objectStore: (any BlobObjectStore)?
 
     /// Bytes moved per read or write call.
     static let chunkSize = 1 << 20
 
-    init(root: String, placement: BlobPlacement = .files) {
+    init(root: String, placement: BlobPlacement = .files, objectStore: (any BlobObjectStore)? = nil) {
         self.root = root
         self.placement = placement
+        self.objectStore = objectStore
         self.blobsDirectory = root + "/blobs/sha256"
         self.temporaryDirectory = root + "/tmp"
     }
@@ -56,7 +59,11 @@ struct BlobStore: Sendable {
     /// already there. Call it inside the catalog write transaction that references the blob,
     /// so that `gc` (which also deletes inside a write transaction) cannot interleave. Blocks.
     func install(_ staged: StagedBlob, in db: Database) throws -> Installation {
-        if placement == .catalog { return try installInCatalog(staged, in: db) }
+        switch placement {
+        case .catalog: return try installInCatalog(staged, in: db)
+        case .objectStore: return keepLocalCopy(of: staged)
+        case .files: break
+        }
         let destination = path(for: staged.hash)
         if isPresent(staged) { return .alreadyPresent }
         try staged.makeDurable()
@@ -83,8 +90,27 @@ struct BlobStore: Sendable {
         return .installed
     }
 
-    /// Where a catalog-placed blob is written out for readers that need a file (libvips,
-    /// exports): `cache/blobs/ab/<hash>`, derived and safe to delete.
+    /// For object-store placement the upload happened before the transaction
+    /// (``AttachmentStore/uploadToObjectStore(_:)``); the staged file is kept as the local copy
+    /// readers use (a hard link into `cache/blobs/`, derived data), when that works.
+    private func keepLocalCopy(of staged: StagedBlob) -> Installation {
+        let destination = materializedPath(for: staged.hash)
+        if (try? POSIXFile.status(destination)) ?? nil != nil { return .alreadyPresent }
+        let directory = String(destination[..<destination.lastIndex(of: "/")!])
+        if (try? POSIXFile.makeDirectories(directory)) != nil {
+            _ = link(staged.temporaryPath, destination)
+        }
+        return .installed
+    }
+
+    /// The file readers use for `hash`: the blob itself for files, else its copy in `cache/blobs/`
+    /// (which may not exist yet).
+    func readablePath(for hash: BlobHash) -> String {
+        placement == .files ? path(for: hash) : materializedPath(for: hash)
+    }
+
+    /// Where a catalog-placed or object-store blob is written out for readers that need a file
+    /// (libvips, exports): `cache/blobs/ab/<hash>`, derived and safe to delete.
     func materializedPath(for hash: BlobHash) -> String {
         "\(root)/cache/blobs/\(hash.rawValue.prefix(2))/\(hash.rawValue)"
     }
@@ -98,12 +124,15 @@ struct BlobStore: Sendable {
     /// Syncs a staged blob unless its content is already stored, so that the later install
     /// (inside the catalog transaction) rarely has to wait for a sync. Blocks.
     func prepare(_ staged: StagedBlob) throws(AttachmentStore.Error) {
-        // Catalog placement copies the bytes into SQLite, whose commit makes them durable.
-        if placement == .files && !isPresent(staged) { try staged.makeDurable() }
+        // Catalog placement copies the bytes into SQLite, whose commit makes them durable. An
+        // object-store ingest keeps its staged file as the local copy readers use: synced, so a
+        // power loss cannot leave a cached original with holes.
+        if placement != .catalog && !isPresent(staged) { try staged.makeDurable() }
     }
 
-    /// Deletes a blob file. Call only inside a catalog write transaction that has just found
-    /// the blob unreferenced, so that no ingest can reference it meanwhile. Blocks.
+    /// Deletes a blob file and its local copy. Call only inside a catalog write transaction that
+    /// has just found the blob unreferenced, so that no ingest can reference it meanwhile. For
+    /// object-store placement only the local copy goes; `gc` deletes the object. Blocks.
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error) {
         do throws(SystemError) {
             try POSIXFile.remove(path(for: hash))

@@ -43,6 +43,11 @@ struct BlobRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
             """)
     }
 
+    /// Whether the catalog records the bytes of `hash` as present.
+    static func isPresent(_ hash: String, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blob WHERE hash = ? AND state = 'present')", arguments: [hash]) ?? false
+    }
+
     /// Whether anything references `hash`.
     static func isReferenced(_ hash: String, in db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: """

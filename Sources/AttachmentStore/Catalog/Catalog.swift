@@ -20,7 +20,10 @@ final class Catalog: Sendable {
     let latestClock: ClockStamp?
 
     /// Opens (and migrates) the catalog at `path`; a new catalog records `placement`. Blocks.
-    init(path: String, busyTimeout: TimeInterval, placement requested: BlobPlacement) throws(AttachmentStore.Error) {
+    /// A store created with `objectStore` (a ``BlobObjectStore/location``) records it, and must
+    /// be opened with the same location afterwards.
+    init(path: String, busyTimeout: TimeInterval, placement requested: BlobPlacement,
+         objectStore location: String?) throws(AttachmentStore.Error) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "AttachmentStore.catalog"
@@ -31,19 +34,32 @@ final class Catalog: Sendable {
             pool = try DatabasePool(path: path, configuration: configuration)
             try CatalogSchema.migrator.migrate(pool)
             // A store that already holds blobs predates the setting: its bytes are files.
-            let (recorded, peer, latest) = try pool.write { db in
+            if requested == .objectStore && location == nil {
+                throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore, or --blobs s3://…)")
+            }
+            let wanted = location == nil ? requested : .objectStore
+            let (recorded, recordedLocation, peer, latest) = try pool.write { db in
                 let hasBlobs = try BlobRecord.fetchCount(db) > 0
-                let placement = try StoreSetting.recordOnce("blobPlacement", hasBlobs ? BlobPlacement.files.rawValue : requested.rawValue, in: db)
+                let placement = try StoreSetting.recordOnce("blobPlacement", hasBlobs ? BlobPlacement.files.rawValue : wanted.rawValue, in: db)
+                let recordedLocation = placement == BlobPlacement.objectStore.rawValue
+                    ? try StoreSetting.recordOnce("objectStoreLocation", location ?? "", in: db) : nil
                 let peer = try StoreSetting.recordOnce("peerID", UUID().uuidString.lowercased(), in: db)
                 let latest = try String.fetchOne(db, sql: """
                     SELECT MAX(clock) FROM (SELECT clock FROM note UNION ALL SELECT clock FROM attachment
                                             UNION ALL SELECT clock FROM tombstone)
                     """)
-                return (placement, peer, latest)
+                return (placement, recordedLocation, peer, latest)
             }
             placement = BlobPlacement(rawValue: recorded) ?? .files
+            if placement == .objectStore || location != nil, recordedLocation != location {
+                throw AttachmentStore.Error.blobStorageMismatch(
+                    recorded: recordedLocation.map { "the object store \($0)" } ?? (placement == .catalog ? "its catalog" : "files in the store folder"),
+                    given: location.map { "the object store \($0)" } ?? "no object store")
+            }
             peerID = peer
             latestClock = latest.map(ClockStamp.init(rawValue:))
+        } catch let error as AttachmentStore.Error {
+            throw error
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
         } catch {

@@ -93,6 +93,17 @@ enum CatalogSchema {
             try db.execute(sql: "INSERT INTO change (entity, id) SELECT 'note', id FROM note ORDER BY createdAt")
             try db.execute(sql: "INSERT INTO change (entity, id) SELECT 'attachment', id FROM attachment ORDER BY createdAt")
         }
+        migrator.registerMigration("v4: leases on blobs being uploaded to or deleted from an object store") { db in
+            // An ingest claims a blob before uploading it; gc claims it before deleting its object.
+            // Each skips a blob the other holds, so neither can undo the other (see BlobLease).
+            try db.create(table: "blobLease") { t in
+                t.column("hash", .text).notNull()
+                t.column("holder", .text).notNull()
+                t.column("purpose", .text).notNull().check { ["upload", "delete"].contains($0) }
+                t.column("expiresAt", .datetime).notNull()
+                t.primaryKey(["hash", "holder"])
+            }
+        }
         return migrator
     }
 }

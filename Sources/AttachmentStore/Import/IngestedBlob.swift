@@ -57,13 +57,33 @@ extension AttachmentStore {
 
     /// Runs `body` in a catalog write transaction, then drops the staged copy whatever happened.
     /// `body` calls ``commit(_:in:)`` to install and reference the blob.
+    /// For object-store placement the bytes are uploaded first, under a claim that keeps any
+    /// `gc` from deleting the object until this transaction references it; if the transaction
+    /// fails, the object it uploaded is deleted again.
     func committing<T: Sendable>(_ blob: IngestedBlob, _ body: @escaping @Sendable (GRDB.Database) throws -> T) async throws -> T {
         let result: Result<T, Swift.Error>
+        var claim: UploadClaim?
         do {
-            result = .success(try await catalog.write(body))
+            // Content the object store already holds needs no upload and no claim: referencing
+            // it in the same transaction that finds its row present keeps any gc away from it.
+            if blobs.objectStore != nil, let done = try await catalog.write({ db -> T? in
+                guard try BlobRecord.isPresent(blob.staged.hash.rawValue, in: db) else { return nil }
+                return try body(db)
+            }) {
+                try? await BlockingPool.run { blob.staged.release() }
+                return done
+            }
+            claim = try await uploadToObjectStore(blob)
+            result = .success(try await catalog.write { [claim] db in
+                let value = try body(db)
+                if let claim { try BlobLease.release(blob.staged.hash, holder: claim.holder, in: db) }
+                return value
+            })
+            claim = nil
         } catch {
             result = .failure(error)
         }
+        if let claim { await abandon(claim, of: blob.staged.hash) }
         try? await BlockingPool.run { blob.staged.release() }
         return try result.get()
     }

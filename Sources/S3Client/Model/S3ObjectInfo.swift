@@ -1,3 +1,5 @@
+import Foundation
+
 /// What S3 says about a stored object without sending its bytes.
 public struct S3ObjectInfo: Sendable, Equatable, Hashable {
     /// The object's key.
@@ -7,12 +9,16 @@ public struct S3ObjectInfo: Sendable, Equatable, Hashable {
     /// The ETag without quotes: the MD5 of the bytes for a single PUT, `md5-of-md5s-N` for a
     /// multipart upload of N parts.
     public let etag: String
+    /// When the object was last written, as a listing reports it; `nil` where the answer
+    /// carried no date (HEAD answers leave it out here).
+    public let lastModified: Date?
 
     /// An object description.
-    public init(key: String, size: Int64, etag: String) {
+    public init(key: String, size: Int64, etag: String, lastModified: Date? = nil) {
         self.key = key
         self.size = size
         self.etag = etag
+        self.lastModified = lastModified
     }
 }
 

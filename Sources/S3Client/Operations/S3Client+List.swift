@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 extension S3Client {
@@ -24,12 +25,22 @@ extension S3Client {
                 throw .invalidResponse("a listed object has no Key or Size")
             }
             let etag = (contents.text(of: "ETag") ?? "").trimmingCharacters(in: .init(charactersIn: "\""))
-            return S3ObjectInfo(key: key, size: size, etag: etag)
+            let modified = contents.text(of: "LastModified").flatMap(Self.parseTimestamp)
+            return S3ObjectInfo(key: key, size: size, etag: etag, lastModified: modified)
         }
         guard root.text(of: "IsTruncated") == "true" else { return (objects, nil) }
         guard let next = root.text(of: "NextContinuationToken"), !next.isEmpty, next != continuationToken else {
             throw S3ClientError.invalidResponse("a truncated listing came without a new NextContinuationToken")
         }
         return (objects, next)
+    }
+
+    /// Reads an ISO 8601 timestamp as ListObjectsV2 writes it, with or without fractional seconds.
+    static func parseTimestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }

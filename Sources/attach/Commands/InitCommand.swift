@@ -11,7 +11,7 @@ struct InitCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let store = try await AttachmentStore.create(at: storeOptions.url)
+        let store = try await storeOptions.create()
         Console.out("store ready at \(store.directory.path(percentEncoded: false))")
     }
 }

@@ -72,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.storeDirectory = storeOptions.url
+        configuration.objectStore = try storeOptions.blobLocation().objectStore()
         configuration.token = token ?? ProcessInfo.processInfo.environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.maxUploadBytes = maxUploadMiB << 20
         configuration.peers = try peers.map { try Peer(parsing: $0).url }

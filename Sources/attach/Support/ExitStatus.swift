@@ -46,7 +46,9 @@ enum ExitStatus {
              .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
              .notAnImage, .imageUnreadable, .imageTooLarge:
             return inputError
-        case .writeFailed, .blobMissing, .hashMismatch, .catalog:
+        case .blobStorageMismatch:
+            return inputError
+        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .objectStore:
             return damage
         }
     }
