@@ -47,10 +47,12 @@ let package = Package(
             name: "Imaging",
             dependencies: ["CVips"]
         ),
+        // The SQL seam between the store's catalog logic and its databases (SQLite, PostgreSQL).
+        .target(name: "CatalogSQL"),
         .target(
             name: "AttachmentStore",
             dependencies: [
-                "Imaging",
+                "Imaging", "CatalogSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -134,8 +136,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentStoreTests",
             dependencies: [
-                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client", "CatalogSQL",
             ]
         ),
         .testTarget(

@@ -12,6 +12,7 @@ extension ServerError {
     /// | `notAnImage`, `imageUnreadable`, `imageTooLarge` | 422 | `not_an_image`, `image_unreadable`, `image_too_large` |
     /// | `writeFailed` | 507 | `storage_failed` |
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
+    /// | `catalogUnavailable` (PostgreSQL down or restarting) | 503 | `catalog_unavailable` |
     /// | `blobMissing`, `hashMismatch`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
     public init(_ error: AttachmentStore.Error) {
         switch error {
@@ -40,6 +41,9 @@ extension ServerError {
         case .objectStore(let failure):
             self.init(.serviceUnavailable, code: "blob_storage_unavailable",
                       message: "the object store holding the originals failed, nothing was stored or changed: \(failure)")
+        case .catalogUnavailable(let reason):
+            self.init(.serviceUnavailable, code: "catalog_unavailable",
+                      message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(reason))")
         case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .blobStorageMismatch:
             self = .internalError
         }

@@ -1,5 +1,5 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 extension AttachmentStore {
     /// Adds the file at `url` to the end of a note's attachments, copying its bytes into the store.
@@ -46,7 +46,7 @@ extension AttachmentStore {
         _ blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String]
     ) async throws -> Attachment {
         try await committing(blob) { db in
-            guard try NoteRecord.exists(db, key: note.rawValue) else { throw Error.noteNotFound(note.rawValue) }
+            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             try self.commit(blob, in: db)
             let now = Date()
             let record = AttachmentRecord(
@@ -85,7 +85,7 @@ extension AttachmentStore {
 
     private func replace(_ id: AttachmentID, with blob: IngestedBlob, filename: String?) async throws -> Attachment {
         prefetchingThumbnail(try await committing(blob) { db in
-            guard var record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
+            guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             try self.commit(blob, in: db)
@@ -106,12 +106,12 @@ extension AttachmentStore {
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func deleteAttachment(_ id: AttachmentID) async throws {
         try await catalog.write { db in
-            guard let record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
+            guard let record = try AttachmentRecord.fetch(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             let stamp = self.clock.tick()
             try TombstoneRecord(entity: "attachment", id: record.id, clock: stamp.rawValue).save(db)
-            try record.delete(db)
+            try AttachmentRecord.delete(record.id, in: db)
             try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, clock: stamp, in: db)
         }
     }
@@ -120,16 +120,16 @@ extension AttachmentStore {
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func moveAttachment(_ id: AttachmentID, to position: Int) async throws {
         try await catalog.write { db in
-            guard var record = try AttachmentRecord.fetchOne(db, key: id.rawValue) else {
+            guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
-            let count = try AttachmentRecord.filter(AttachmentRecord.Columns.noteId == record.noteId).fetchCount(db)
+            let count = try AttachmentRecord.count(inNote: record.noteId, in: db)
             let target = min(max(position, 0), count - 1)
             guard target != record.position else { return }
             let stamp = self.clock.tick()
             try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, clock: stamp, in: db)
-            try db.execute(sql: "UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ?",
-                           arguments: [stamp.rawValue, record.noteId, target, record.id])
+            try db.execute("UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ?",
+                           [.text(stamp.rawValue), .text(record.noteId), .integer(Int64(target)), .text(record.id)])
             record.position = target
             record.clock = stamp.rawValue
             try record.update(db)
@@ -140,7 +140,7 @@ extension AttachmentStore {
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func attachment(_ id: AttachmentID) async throws -> Attachment {
         try await catalog.read { db in
-            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [id.rawValue]).first else {
+            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id.rawValue)]).first else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             return row.value
@@ -151,8 +151,8 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func attachments(of note: NoteID) async throws -> [Attachment] {
         try await catalog.read { db in
-            guard try NoteRecord.exists(db, key: note.rawValue) else { throw Error.noteNotFound(note.rawValue) }
-            return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [note.rawValue]).map(\.value)
+            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]).map(\.value)
         }
     }
 
@@ -164,7 +164,7 @@ extension AttachmentStore {
     /// The attachment whose identifier is `text` or starts with it (at least 4 characters).
     /// - Throws: ``Error/attachmentNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
     public func resolveAttachmentID(_ text: String) async throws -> AttachmentID {
-        AttachmentID(rawValue: try await resolve(text, table: AttachmentRecord.databaseTableName, notFound: Error.attachmentNotFound))
+        AttachmentID(rawValue: try await resolve(text, table: "attachment", notFound: Error.attachmentNotFound))
     }
 
     /// A file name safe to show and to offer as a download name: no folders, no control characters.

@@ -29,6 +29,9 @@ extension AttachmentStore {
         case hashMismatch(expected: BlobHash, actual: BlobHash)
         /// The catalog database refused an operation.
         case catalog(String)
+        /// The catalog's database server cannot be reached (PostgreSQL down or restarting);
+        /// nothing was changed, and the same call can succeed once it is back.
+        case catalogUnavailable(String)
         /// An argument was out of range or malformed.
         case invalidArgument(String)
         /// The attachment is not an image the store can read, so it has no thumbnail.
@@ -70,6 +73,8 @@ extension AttachmentStore {
                 return "bytes of blob \(expected) hash to \(actual); the copy is damaged"
             case .catalog(let message):
                 return "catalog error: \(message)"
+            case .catalogUnavailable(let message):
+                return "the catalog database cannot be reached (\(message)); nothing was changed, try again when it is back"
             case .invalidArgument(let message):
                 return message
             case .notAnImage(let id):

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import CatalogSQL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -79,7 +79,7 @@ extension AttachmentStore {
                 if age >= cutoff && (info != nil || blobs.placement != .files) { kept += 1; continue }
                 if !dryRun {
                     try blobs.remove(hash)
-                    try record.delete(db)
+                    try BlobRecord.delete(record.hash, in: db)
                 }
                 removed.insert(hash)
                 bytes += info.map { Int64($0.st_size) } ?? (blobs.placement != .files && record.state == .present ? record.byteCount : 0)
@@ -104,7 +104,7 @@ extension AttachmentStore {
         } catch {
             throw Self.objectStoreError(error, operation: "list the blobs", location: objectStore.location)
         }
-        let known = try await catalog.read { db in Set(try String.fetchAll(db, sql: "SELECT hash FROM blob")) }
+        let known = try await catalog.read { db in try BlobRecord.allHashes(in: db) }
         var (count, bytes, kept) = (0, Int64(0), 0)
         for object in objects where !known.contains(object.hash.rawValue) {
             let rowJustRemoved = removedRows.contains(object.hash)
@@ -127,7 +127,7 @@ extension AttachmentStore {
         let dryRun = report.dryRun
         let files = try await BlockingPool.run { BlobFileScan.files(in: blobs.blobsDirectory) }
         let (count, bytes, kept) = try await catalog.write { db -> (Int, Int64, Int) in
-            let known = Set(try String.fetchAll(db, sql: "SELECT hash FROM blob"))
+            let known = try BlobRecord.allHashes(in: db)
             var (count, bytes, kept) = (0, Int64(0), 0)
             for file in files where !known.contains(file.hash.rawValue) {
                 guard file.modified < cutoff else { kept += 1; continue }

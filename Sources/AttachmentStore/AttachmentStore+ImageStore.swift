@@ -1,5 +1,5 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 extension AttachmentStore {
     /// Stores image bytes under `key`, replacing what was there, durably and atomically.
@@ -13,7 +13,7 @@ extension AttachmentStore {
         try await committing(blob) { db in
             try self.commit(blob, in: db)
             try ImageEntryRecord(key: key, blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType, updatedAt: Date())
-                .upsert(db)
+                .save(db)
         }
         imageCache.setValue(data, forKey: key, cost: data.count)
     }
@@ -23,7 +23,7 @@ extension AttachmentStore {
     /// - Throws: ``Error/blobMissing(_:)`` when the catalog knows the key but its bytes are gone.
     public func image(forKey key: String) async throws -> Data? {
         if let cached = imageCache.value(forKey: key) { return cached }
-        guard let entry = try await catalog.read({ db in try ImageEntryRecord.fetchOne(db, key: key) }) else { return nil }
+        guard let entry = try await catalog.read({ db in try ImageEntryRecord.fetch(key, in: db) }) else { return nil }
         let hash = BlobHash(trusted: entry.blobHash)
         let path = try await localPath(for: hash)
         let data = try await BlockingPool.run {
@@ -42,13 +42,13 @@ extension AttachmentStore {
         imageCache.removeValue(forKey: key)
         let blobs = self.blobs
         let orphaned = try await catalog.write { db -> BlobHash? in
-            guard let entry = try ImageEntryRecord.fetchOne(db, key: key) else { return nil }
-            try entry.delete(db)
+            guard let entry = try ImageEntryRecord.fetch(key, in: db) else { return nil }
+            try ImageEntryRecord.delete(key, in: db)
             guard try !BlobRecord.isReferenced(entry.blobHash, in: db) else { return nil }
             // Inside the write transaction, so no ingest can start referencing it meanwhile.
             let hash = BlobHash(trusted: entry.blobHash)
             try blobs.remove(hash)
-            _ = try BlobRecord.deleteOne(db, key: entry.blobHash)
+            try BlobRecord.delete(entry.blobHash, in: db)
             return hash
         }
         // An object store's object goes under a deletion claim, unless an ingest of the same

@@ -1,5 +1,5 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 extension AttachmentStore {
     /// Creates a note.
@@ -20,12 +20,12 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func updateNote(_ id: NoteID, title: String? = nil, body: String? = nil) async throws -> Note {
         try await catalog.write { db in
-            guard var record = try NoteRecord.fetchOne(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            guard var record = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             if let title { record.title = title }
             if let body { record.body = body }
             record.updatedAt = Date()
             record.clock = self.clock.tick().rawValue
-            try record.update(db)
+            try record.save(db)
             return record.note
         }
     }
@@ -35,9 +35,9 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func deleteNote(_ id: NoteID) async throws {
         try await catalog.write { db in
-            guard try NoteRecord.exists(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            guard try NoteRecord.exists(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             try TombstoneRecord(entity: "note", id: id.rawValue, clock: self.clock.tick().rawValue).save(db)
-            try NoteRecord.deleteOne(db, key: id.rawValue)
+            try NoteRecord.delete(id.rawValue, in: db)
         }
     }
 
@@ -45,7 +45,7 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func note(_ id: NoteID) async throws -> Note {
         try await catalog.read { db in
-            guard let record = try NoteRecord.fetchOne(db, key: id.rawValue) else { throw Error.noteNotFound(id.rawValue) }
+            guard let record = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             return record.note
         }
     }
@@ -54,17 +54,14 @@ extension AttachmentStore {
     /// `text`, paged by `limit` and `offset`.
     public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0) async throws -> [Note] {
         try await catalog.read { db in
-            try NoteRecord.all().matching(text)
-                .order(NoteRecord.Columns.updatedAt.desc, NoteRecord.Columns.id)
-                .limit(limit, offset: offset)
-                .fetchAll(db).map(\.note)
+            try NoteRecord.page(matching: text, limit: limit, offset: offset, in: db).map(\.note)
         }
     }
 
     /// The note whose identifier is `text` or starts with it (at least 4 characters).
     /// - Throws: ``Error/noteNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
     public func resolveNoteID(_ text: String) async throws -> NoteID {
-        NoteID(rawValue: try await resolve(text, table: NoteRecord.databaseTableName, notFound: Error.noteNotFound))
+        NoteID(rawValue: try await resolve(text, table: "note", notFound: Error.noteNotFound))
     }
 
     /// Finds the one id in `table` equal to or starting with `text`.
@@ -72,8 +69,8 @@ extension AttachmentStore {
         let prefix = text.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw notFound(text) }
         let matches = try await catalog.read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
-                                arguments: [prefix, prefix + "\u{10FFFF}"])
+            try db.query("SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+                         [.text(prefix), .text(prefix + "\u{10FFFF}")]).map { try $0.requiredString("id") }
         }
         if matches.contains(prefix) { return prefix }
         switch matches.count {

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import CatalogSQL
 #if canImport(Glibc)
 import Glibc
 #endif

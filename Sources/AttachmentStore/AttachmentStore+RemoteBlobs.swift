@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import CatalogSQL
 
 /// Brings the bytes of remote blobs to this store; implemented by the sync module over HTTP.
 ///
@@ -21,7 +21,7 @@ extension AttachmentStore {
     /// Whether the bytes of `hash` are here.
     public func hasBlob(_ hash: BlobHash) async throws -> Bool {
         try await catalog.read { db in
-            try BlobRecord.filter(key: hash.rawValue).filter(BlobRecord.Columns.state == BlobRecord.State.present.rawValue).fetchCount(db) > 0
+            try BlobRecord.isPresent(hash.rawValue, in: db)
         }
     }
 
@@ -30,7 +30,7 @@ extension AttachmentStore {
     /// other) when a remote blob source is configured.
     /// - Throws: ``Error/blobMissing(_:)`` when this store does not have them and cannot get them.
     public func blobFile(_ hash: BlobHash) async throws -> (url: URL, byteCount: Int64) {
-        guard var record = try await catalog.read({ db in try BlobRecord.fetchOne(db, key: hash.rawValue) }) else {
+        guard var record = try await catalog.read({ db in try BlobRecord.fetch(hash.rawValue, in: db) }) else {
             throw Error.blobMissing(hash)
         }
         if record.state == .remote {

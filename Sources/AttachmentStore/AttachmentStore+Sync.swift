@@ -1,5 +1,5 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 extension AttachmentStore {
     /// The change feed after `sequence`: each changed note, attachment record (as a token,
@@ -10,31 +10,31 @@ extension AttachmentStore {
         let limit = max(1, min(limit, 10_000))
         let peer = peerID
         return try await catalog.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT seq, entity, id FROM change WHERE seq > ? ORDER BY seq LIMIT ?",
-                                        arguments: [sequence, limit + 1])
+            let rows = try db.query("SELECT seq, entity, id FROM change WHERE seq > ? ORDER BY seq LIMIT ?",
+                                    [.integer(sequence), .integer(Int64(limit + 1))])
             var changes: [SyncChange] = []
             for row in rows.prefix(limit) {
-                let (entity, id): (String, String) = (row["entity"], row["id"])
+                let (entity, id) = (try row.requiredString("entity"), try row.requiredString("id"))
                 if let change = try Self.currentChange(entity: entity, id: id, in: db) { changes.append(change) }
             }
-            let next: Int64 = rows.prefix(limit).last?["seq"] ?? sequence
+            let next = try rows.prefix(limit).last?.int64("seq") ?? sequence
             return SyncBatch(peerID: peer, changes: changes, nextSequence: next, hasMore: rows.count > limit)
         }
     }
 
     /// What the feed says about one record now: its state, its tombstone, or nothing (an
     /// attachment deleted with its note).
-    private static func currentChange(entity: String, id: String, in db: Database) throws -> SyncChange? {
-        if let tombstone = try TombstoneRecord.fetchOne(db, key: ["entity": entity, "id": id]) {
+    private static func currentChange(entity: String, id: String, in db: any SQLTransaction) throws -> SyncChange? {
+        if let tombstone = try TombstoneRecord.fetch(entity: entity, id: id, in: db) {
             return .tombstone(.init(entity: entity, id: id, clock: ClockStamp(rawValue: tombstone.clock)))
         }
         switch entity {
         case "note":
-            guard let note = try NoteRecord.fetchOne(db, key: id) else { return nil }
+            guard let note = try NoteRecord.fetch(id, in: db) else { return nil }
             return .note(.init(id: NoteID(rawValue: note.id), title: note.title, body: note.body,
                                createdAt: note.createdAt, updatedAt: note.updatedAt, clock: ClockStamp(rawValue: note.clock)))
         case "attachment":
-            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [id]).first else { return nil }
+            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first else { return nil }
             let value = row.value
             return .attachment(.init(
                 id: value.id, noteID: value.noteID, position: value.position, blobHash: value.blobHash,
@@ -81,9 +81,9 @@ extension AttachmentStore {
         }
     }
 
-    private static func applyNote(_ note: SyncChange.NoteState, in db: Database) throws -> Bool {
+    private static func applyNote(_ note: SyncChange.NoteState, in db: any SQLTransaction) throws -> Bool {
         guard try !TombstoneRecord.exists(entity: "note", id: note.id.rawValue, in: db) else { return false }
-        if let local = try NoteRecord.fetchOne(db, key: note.id.rawValue), ClockStamp(rawValue: local.clock) >= note.clock {
+        if let local = try NoteRecord.fetch(note.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= note.clock {
             return false
         }
         var record = NoteRecord(Note(id: note.id, title: note.title, body: note.body, createdAt: note.createdAt, updatedAt: note.updatedAt))
@@ -92,12 +92,12 @@ extension AttachmentStore {
         return true
     }
 
-    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, in db: Database) throws -> Bool {
+    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, in db: any SQLTransaction) throws -> Bool {
         guard try !TombstoneRecord.exists(entity: tombstone.entity, id: tombstone.id, in: db) else { return false }
-        try TombstoneRecord(entity: tombstone.entity, id: tombstone.id, clock: tombstone.clock.rawValue).insert(db)
+        try TombstoneRecord(entity: tombstone.entity, id: tombstone.id, clock: tombstone.clock.rawValue).save(db)
         switch tombstone.entity {
-        case "note": try NoteRecord.deleteOne(db, key: tombstone.id)
-        case "attachment": try AttachmentRecord.deleteOne(db, key: tombstone.id)
+        case "note": try NoteRecord.delete(tombstone.id, in: db)
+        case "attachment": try AttachmentRecord.delete(tombstone.id, in: db)
         default: break
         }
         return true
@@ -105,13 +105,13 @@ extension AttachmentStore {
 
     private enum AttachmentOutcome { case applied(newRemoteBlob: Bool), ignored }
 
-    private static func applyAttachment(_ token: SyncChange.AttachmentToken, in db: Database) throws -> AttachmentOutcome {
+    private static func applyAttachment(_ token: SyncChange.AttachmentToken, in db: any SQLTransaction) throws -> AttachmentOutcome {
         guard try !TombstoneRecord.exists(entity: "attachment", id: token.id.rawValue, in: db),
               try !TombstoneRecord.exists(entity: "note", id: token.noteID.rawValue, in: db) else { return .ignored }
-        if let local = try AttachmentRecord.fetchOne(db, key: token.id.rawValue), ClockStamp(rawValue: local.clock) >= token.clock {
+        if let local = try AttachmentRecord.fetch(token.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= token.clock {
             return .ignored
         }
-        if try !NoteRecord.exists(db, key: token.noteID.rawValue) {
+        if try !NoteRecord.exists(token.noteID.rawValue, in: db) {
             // The note's own change comes in a later batch; until then it is an empty note
             // older than any real version of it.
             var placeholder = NoteRecord(Note(id: token.noteID, title: "", body: "", createdAt: token.createdAt, updatedAt: token.createdAt))
@@ -119,7 +119,7 @@ extension AttachmentStore {
             try placeholder.insert(db)
         }
         var newRemoteBlob = false
-        if try !BlobRecord.exists(db, key: token.blobHash.rawValue) {
+        if try BlobRecord.fetch(token.blobHash.rawValue, in: db) == nil {
             try BlobRecord(hash: token.blobHash.rawValue, byteCount: token.byteCount, state: .remote, createdAt: Date()).insert(db)
             newRemoteBlob = true
         }
@@ -135,8 +135,7 @@ extension AttachmentStore {
     /// Blobs known here only as records: their bytes are on a peer.
     public func remoteBlobs() async throws -> [(hash: BlobHash, byteCount: Int64)] {
         try await catalog.read { db in
-            try BlobRecord.filter(BlobRecord.Columns.state == BlobRecord.State.remote.rawValue).fetchAll(db)
-                .map { (BlobHash(trusted: $0.hash), $0.byteCount) }
+            try BlobRecord.all(in: .remote, in: db).map { (BlobHash(trusted: $0.hash), $0.byteCount) }
         }
     }
 }
@@ -149,18 +148,16 @@ extension AttachmentStore {
 
     /// Records how far this store has read a peer's change feed.
     public func setSyncCursor(_ sequence: Int64, forPeer peer: String) async throws {
-        try await catalog.write { db in
-            try db.execute(sql: "INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           arguments: ["cursor " + peer, String(sequence)])
-        }
+        try await catalog.write { db in try StoreSetting.set("cursor " + peer, String(sequence), in: db) }
     }
 }
 
 extension AttachmentStore {
-    /// The peers this store has pulled from, as they were named (URLs), oldest first.
+    /// The peers this store has pulled from, as they were named (URLs), in order of their names.
     public func knownPeers() async throws -> [String] {
         try await catalog.read { db in
-            try String.fetchAll(db, sql: "SELECT substr(key, 8) FROM storeSetting WHERE key LIKE 'cursor %' ORDER BY rowid")
+            try db.query("SELECT key FROM storeSetting WHERE key LIKE 'cursor %' ORDER BY key", [])
+                .map { String(try $0.requiredString("key").dropFirst("cursor ".count)) }
         }
     }
 }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import GRDB
+import CatalogSQL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,15 +17,12 @@ extension AttachmentStore {
             var imageEntries: [ImageEntryRecord]
             var problems: [String]
         }
+        let problems = try await catalog.integrityProblems()
         let snapshot = try await catalog.read { db in
-            var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
-            problems += try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
-                "row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") references a missing \(row[2] as String? ?? "?")"
-            }
-            return Snapshot(
-                blobs: try BlobRecord.filter(BlobRecord.Columns.state == BlobRecord.State.present.rawValue).fetchAll(db),
-                attachments: try AttachmentRecord.fetchAll(db),
-                imageEntries: try ImageEntryRecord.fetchAll(db),
+            Snapshot(
+                blobs: try BlobRecord.all(in: .present, in: db),
+                attachments: try AttachmentRecord.all(in: db),
+                imageEntries: try ImageEntryRecord.all(in: db),
                 problems: problems
             )
         }

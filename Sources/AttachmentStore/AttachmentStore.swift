@@ -1,3 +1,4 @@
+import CatalogSQL
 import Foundation
 import Logging
 
@@ -22,6 +23,11 @@ public final class AttachmentStore: Sendable {
         /// Where a store created with this configuration keeps original bytes. Default
         /// ``BlobPlacement/files``. Ignored when opening an existing store.
         public var blobPlacement = BlobPlacement.files
+        /// The catalog's database when it is not the store folder's own SQLite file: PostgreSQL
+        /// shared by several servers (`PostgresCatalogDatabase` in `AttachmentPostgres`).
+        /// Default `nil`: `catalog.sqlite` in the store folder. With one, the store folder holds
+        /// only this server's staging area and caches, and is created when missing.
+        public var catalogDatabase: (any SQLDatabase)?
         /// Where original bytes live when not in the store folder: an object store such as an S3
         /// bucket. Default `nil`: files (or ``blobPlacement``). A store created with one records
         /// its ``BlobObjectStore/location`` and must be opened with the same one afterwards.
@@ -76,25 +82,37 @@ public final class AttachmentStore: Sendable {
     /// - Throws: ``Error/storeNotFound(path:)`` when nothing is there,
     ///   ``Error/notAStore(path:reason:)`` when the directory is something else.
     public static func open(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
-        try await BlockingPool.run {
+        let (layout, database) = try await BlockingPool.run { () throws -> (StoreLayout, any SQLDatabase) in
             let layout = StoreLayout(directory: directory)
+            if let external = configuration.catalogDatabase {
+                try layout.createWorkingFolder()
+                return (layout, external)
+            }
             try layout.validateExisting()
-            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout,
-                                      placement: configuration.blobPlacement, objectStore: configuration.objectStore?.location)
-            return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
+            return (layout, try SQLiteCatalogDatabase(path: layout.catalogPath, busyTimeout: configuration.busyTimeout))
         }
+        return try await open(layout, database, configuration)
     }
 
     /// Opens the store at `directory`, creating it first when the directory is missing or empty.
     /// - Throws: ``Error/notAStore(path:reason:)`` when the directory holds something else,
     ///   ``Error/writeFailed(path:reason:)`` when it cannot be created.
     public static func create(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
-        try await BlockingPool.run {
+        let (layout, database) = try await BlockingPool.run { () throws -> (StoreLayout, any SQLDatabase) in
             let layout = StoreLayout(directory: directory)
+            if let external = configuration.catalogDatabase {
+                try layout.createWorkingFolder()
+                return (layout, external)
+            }
             try layout.createIfNeeded()
-            let catalog = try Catalog(path: layout.catalogPath, busyTimeout: configuration.busyTimeout,
-                                      placement: configuration.blobPlacement, objectStore: configuration.objectStore?.location)
-            return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
+            return (layout, try SQLiteCatalogDatabase(path: layout.catalogPath, busyTimeout: configuration.busyTimeout))
         }
+        return try await open(layout, database, configuration)
+    }
+
+    private static func open(_ layout: StoreLayout, _ database: any SQLDatabase, _ configuration: Configuration) async throws -> AttachmentStore {
+        let catalog = try await Catalog.open(database, placement: configuration.blobPlacement,
+                                             objectStore: configuration.objectStore?.location)
+        return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
     }
 }

@@ -37,6 +37,22 @@ struct StoreLayout: Sendable {
         }
     }
 
+    /// Creates the folders a store whose catalog lives elsewhere (PostgreSQL) needs here —
+    /// `blobs/`, `tmp/`, `cache/` — when missing. Blocks.
+    func createWorkingFolder() throws(AttachmentStore.Error) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw .notAStore(path: root, reason: "it is a file, not a directory")
+        }
+        do throws(SystemError) {
+            for path in [root, blobsPath, temporaryPath] {
+                try POSIXFile.makeDirectories(path)
+            }
+        } catch {
+            throw .writeFailed(path: root, reason: error.reason)
+        }
+    }
+
     /// Creates the folders of a new store in a missing or empty directory; leaves an existing
     /// store alone. Blocks.
     func createIfNeeded() throws(AttachmentStore.Error) {

@@ -1,6 +1,6 @@
 @testable import AttachmentStore
 import Foundation
-import GRDB
+import CatalogSQL
 import Testing
 import TestSupport
 
@@ -53,9 +53,9 @@ struct BlobPlacementTests {
         let note = try await fixture.store.createNote(title: "damage")
         let photo = try await fixture.store.addAttachment(to: note.id, fromFile: Corpus.file("good/Dune.jpg"))
         try await fixture.store.catalog.write { db in
-            var bytes = try #require(try Data.fetchOne(db, sql: "SELECT bytes FROM blobContent"))
+            var bytes = try #require(try db.queryOne("SELECT bytes FROM blobContent")?.data("bytes"))
             bytes[1000] ^= 0x01
-            try db.execute(sql: "UPDATE blobContent SET bytes = ?", arguments: [bytes])
+            try db.execute("UPDATE blobContent SET bytes = ?", [.blob(bytes)])
         }
         let report = try await fixture.store.verify()
         #expect(report.damage.map(\.hash) == [photo.blobHash])

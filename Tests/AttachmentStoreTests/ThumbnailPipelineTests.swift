@@ -1,6 +1,6 @@
 @testable import AttachmentStore
 import Foundation
-import GRDB
+import CatalogSQL
 import Testing
 import TestSupport
 
@@ -173,11 +173,11 @@ struct ThumbnailPipelineTests {
             try await store.thumbnail(for: photo.id, maxPixelSize: 0)
         }
         try await store.catalog.write { db in
-            try db.execute(sql: "UPDATE blob SET state = 'remote' WHERE hash = ?", arguments: [photo.blobHash.rawValue])
+            try db.execute("UPDATE blob SET state = 'remote' WHERE hash = ?", [.text(photo.blobHash.rawValue)])
         }
         await #expect(throws: AttachmentStore.Error.notAvailableLocally(photo.id)) { try await store.thumbnail(for: photo.id) }
         try await store.catalog.write { db in
-            try db.execute(sql: "UPDATE blob SET state = 'present' WHERE hash = ?", arguments: [photo.blobHash.rawValue])
+            try db.execute("UPDATE blob SET state = 'present' WHERE hash = ?", [.text(photo.blobHash.rawValue)])
         }
         #expect(try await store.thumbnail(for: photo.id).width == 200)
     }

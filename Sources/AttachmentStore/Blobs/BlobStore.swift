@@ -1,5 +1,5 @@
+import CatalogSQL
 import Foundation
-import GRDB
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -58,7 +58,7 @@ struct BlobStore: Sendable {
     /// Moves a staged blob into `blobs/` and syncs the directory, unless the same content is
     /// already there. Call it inside the catalog write transaction that references the blob,
     /// so that `gc` (which also deletes inside a write transaction) cannot interleave. Blocks.
-    func install(_ staged: StagedBlob, in db: Database) throws -> Installation {
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> Installation {
         switch placement {
         case .catalog: return try installInCatalog(staged, in: db)
         case .objectStore: return keepLocalCopy(of: staged)
@@ -80,13 +80,13 @@ struct BlobStore: Sendable {
     }
 
     /// Stores the staged bytes in the catalog's `blobContent`, unless already there.
-    private func installInCatalog(_ staged: StagedBlob, in db: Database) throws -> Installation {
-        if try BlobContentRecord.exists(db, key: staged.hash.rawValue) { return .alreadyPresent }
+    private func installInCatalog(_ staged: StagedBlob, in db: any SQLTransaction) throws -> Installation {
+        if try BlobContentRecord.exists(staged.hash, in: db) { return .alreadyPresent }
         guard let bytes = FileManager.default.contents(atPath: staged.temporaryPath) else {
             throw AttachmentStore.Error.writeFailed(path: root, reason: "the staged copy vanished")
         }
         try BlobRecord.markPresent(staged.hash, byteCount: staged.byteCount, in: db)
-        try BlobContentRecord(hash: staged.hash.rawValue, bytes: bytes).insert(db)
+        try BlobContentRecord.insert(staged.hash, bytes: bytes, in: db)
         return .installed
     }
 

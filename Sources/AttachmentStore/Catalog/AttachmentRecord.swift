@@ -1,19 +1,8 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 /// A row of the `attachment` table.
-struct AttachmentRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "attachment"
-
-    /// Column names, for queries.
-    enum Columns {
-        static let id = Column("id")
-        static let noteId = Column("noteId")
-        static let position = Column("position")
-        static let blobHash = Column("blobHash")
-        static let createdAt = Column("createdAt")
-    }
-
+struct AttachmentRecord: Sendable {
     var id: String
     var noteId: String
     var position: Int
@@ -29,21 +18,107 @@ struct AttachmentRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     /// When it last changed, by the clock of the peer that changed it (empty before sync existed).
     var clock: String = ""
 
+    init(id: String, noteId: String, position: Int, blobHash: String, mediaType: String, filename: String,
+         width: Int?, height: Int?, orientation: Int?, metadata: [String: String], createdAt: Date, updatedAt: Date, clock: String) {
+        self.id = id
+        self.noteId = noteId
+        self.position = position
+        self.blobHash = blobHash
+        self.mediaType = mediaType
+        self.filename = filename
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.metadata = metadata
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.clock = clock
+    }
+
+    init(row: SQLRow) throws {
+        id = try row.requiredString("id")
+        noteId = try row.requiredString("noteId")
+        position = Int(try row.requiredInt64("position"))
+        blobHash = try row.requiredString("blobHash")
+        mediaType = try row.requiredString("mediaType")
+        filename = try row.requiredString("filename")
+        width = try row.int("width")
+        height = try row.int("height")
+        orientation = try row.int("orientation")
+        let json = try row.string("metadata") ?? "{}"
+        guard let metadata = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) else {
+            throw SQLDecodingError(column: "metadata", reason: "holds \(json.prefix(40)), not a JSON object of strings")
+        }
+        self.metadata = metadata
+        createdAt = try row.requiredDate("createdAt")
+        updatedAt = try row.requiredDate("updatedAt")
+        clock = try row.string("clock") ?? ""
+    }
+
+    private var arguments: [SQLValue] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = (try? encoder.encode(metadata)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return [.text(id), .text(noteId), .integer(Int64(position)), .text(blobHash), .text(mediaType), .text(filename),
+                .integer(width), .integer(height), .integer(orientation), .text(json), .date(createdAt), .date(updatedAt), .text(clock)]
+    }
+
+    private static let columns = "id, noteId, position, blobHash, mediaType, filename, width, height, orientation, metadata, createdAt, updatedAt, clock"
+
+    /// Inserts the row.
+    func insert(_ db: any SQLTransaction) throws {
+        try db.execute("INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+    }
+
+    /// Inserts the row, or replaces every field of the row with its id.
+    func save(_ db: any SQLTransaction) throws {
+        try db.execute("""
+            INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET noteId = excluded.noteId, position = excluded.position, blobHash = excluded.blobHash,
+                mediaType = excluded.mediaType, filename = excluded.filename, width = excluded.width, height = excluded.height,
+                orientation = excluded.orientation, metadata = excluded.metadata, createdAt = excluded.createdAt,
+                updatedAt = excluded.updatedAt, clock = excluded.clock
+            """, arguments)
+    }
+
+    /// Writes every field of the existing row with this id.
+    func update(_ db: any SQLTransaction) throws { try save(db) }
+
+    /// The attachment with `id`, if any.
+    static func fetch(_ id: String, in db: any SQLTransaction) throws -> AttachmentRecord? {
+        try db.queryOne("SELECT * FROM attachment WHERE id = ?", [.text(id)]).map(AttachmentRecord.init(row:))
+    }
+
+    /// Every attachment.
+    static func all(in db: any SQLTransaction) throws -> [AttachmentRecord] {
+        try db.query("SELECT * FROM attachment", []).map(AttachmentRecord.init(row:))
+    }
+
+    /// Deletes the attachment with `id`.
+    static func delete(_ id: String, in db: any SQLTransaction) throws {
+        try db.execute("DELETE FROM attachment WHERE id = ?", [.text(id)])
+    }
+
+    /// How many attachments a note has.
+    static func count(inNote noteId: String, in db: any SQLTransaction) throws -> Int {
+        Int(try db.queryOne("SELECT COUNT(*) AS n FROM attachment WHERE noteId = ?", [.text(noteId)])?.int64("n") ?? 0)
+    }
+
     /// The next free position at the end of a note's attachments.
-    static func nextPosition(inNote noteId: String, in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM attachment WHERE noteId = ?",
-                         arguments: [noteId]) ?? 0
+    static func nextPosition(inNote noteId: String, in db: any SQLTransaction) throws -> Int {
+        Int(try db.queryOne("SELECT COALESCE(MAX(position) + 1, 0) AS next FROM attachment WHERE noteId = ?", [.text(noteId)])?
+            .int64("next") ?? 0)
     }
 
     /// Closes the gap a removed attachment left, so positions stay 0..<count.
-    static func closeGap(at position: Int, inNote noteId: String, clock: ClockStamp, in db: Database) throws {
-        try db.execute(sql: "UPDATE attachment SET position = position - 1, clock = ? WHERE noteId = ? AND position > ?",
-                       arguments: [clock.rawValue, noteId, position])
+    static func closeGap(at position: Int, inNote noteId: String, clock: ClockStamp, in db: any SQLTransaction) throws {
+        try db.execute("UPDATE attachment SET position = position - 1, clock = ? WHERE noteId = ? AND position > ?",
+                       [.text(clock.rawValue), .text(noteId), .integer(Int64(position))])
     }
 }
 
 /// An attachment row joined with its blob's size and state: everything ``Attachment`` needs.
-struct AttachmentRow: Decodable, FetchableRecord, Sendable {
+struct AttachmentRow: Sendable {
     var attachment: AttachmentRecord
     var byteCount: Int64
     var state: BlobRecord.State
@@ -54,20 +129,20 @@ struct AttachmentRow: Decodable, FetchableRecord, Sendable {
         self.state = state
     }
 
-    init(row: Row) throws {
+    init(row: SQLRow) throws {
         attachment = try AttachmentRecord(row: row)
-        byteCount = row["byteCount"]
-        state = row["state"]
+        byteCount = try row.requiredInt64("blobByteCount")
+        state = BlobRecord.State(rawValue: try row.requiredString("blobState")) ?? .remote
     }
 
     /// Rows joined as ``AttachmentRow`` expects, filtered by `condition` and ordered by note then position.
-    static func fetchAll(_ db: Database, where condition: String = "1", arguments: StatementArguments = []) throws -> [AttachmentRow] {
-        try fetchAll(db, sql: """
-            SELECT attachment.*, blob.byteCount AS byteCount, blob.state AS state
+    static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = []) throws -> [AttachmentRow] {
+        try db.query("""
+            SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE \(condition)
             ORDER BY attachment.noteId, attachment.position
-            """, arguments: arguments)
+            """, arguments).map(AttachmentRow.init(row:))
     }
 
     /// The public value.

@@ -1,29 +1,40 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
-/// A row of the `blobContent` table: a blob's bytes, for stores whose placement is ``BlobPlacement/catalog``.
-struct BlobContentRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "blobContent"
-
-    var hash: String
-    var bytes: Data
-
+/// The `blobContent` table: a blob's bytes, for stores whose placement is ``BlobPlacement/catalog``.
+enum BlobContentRecord {
     /// The bytes of `hash`, or `nil` when the catalog holds none.
-    static func bytes(of hash: BlobHash, in db: Database) throws -> Data? {
-        try Data.fetchOne(db, sql: "SELECT bytes FROM blobContent WHERE hash = ?", arguments: [hash.rawValue])
+    static func bytes(of hash: BlobHash, in db: any SQLTransaction) throws -> Data? {
+        try db.queryOne("SELECT bytes FROM blobContent WHERE hash = ?", [.text(hash.rawValue)])?.data("bytes")
+    }
+
+    /// Whether the catalog holds the bytes of `hash`.
+    static func exists(_ hash: BlobHash, in db: any SQLTransaction) throws -> Bool {
+        try db.queryOne("SELECT EXISTS (SELECT 1 FROM blobContent WHERE hash = ?) AS found", [.text(hash.rawValue)])?.bool("found") ?? false
+    }
+
+    /// Stores the bytes of `hash`.
+    static func insert(_ hash: BlobHash, bytes: Data, in db: any SQLTransaction) throws {
+        try db.execute("INSERT INTO blobContent (hash, bytes) VALUES (?, ?)", [.text(hash.rawValue), .blob(bytes)])
     }
 }
 
-/// The `storeSetting` table: facts fixed when the store was created.
+/// The `storeSetting` table: facts fixed when the store was created, and sync cursors.
 enum StoreSetting {
     /// Reads a setting.
-    static func value(_ key: String, in db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM storeSetting WHERE key = ?", arguments: [key])
+    static func value(_ key: String, in db: any SQLTransaction) throws -> String? {
+        try db.queryOne("SELECT value FROM storeSetting WHERE key = ?", [.text(key)])?.string("value")
     }
 
     /// Records a setting unless it is already recorded; returns the recorded value.
-    static func recordOnce(_ key: String, _ value: String, in db: Database) throws -> String {
-        try db.execute(sql: "INSERT OR IGNORE INTO storeSetting (key, value) VALUES (?, ?)", arguments: [key, value])
+    static func recordOnce(_ key: String, _ value: String, in db: any SQLTransaction) throws -> String {
+        try db.execute("INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", [.text(key), .text(value)])
         return try self.value(key, in: db) ?? value
+    }
+
+    /// Sets a setting, replacing its value.
+    static func set(_ key: String, _ value: String, in db: any SQLTransaction) throws {
+        try db.execute("INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                       [.text(key), .text(value)])
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import CatalogSQL
 
 /// Rows of the `blobLease` table: short-lived claims that keep an ingest and a garbage
 /// collector, possibly in different processes or on different servers, from undoing each other
@@ -20,40 +20,42 @@ enum BlobLease {
     }
 
     /// Claims `hash` for an upload by `holder` until `expiry`, unless a live deletion holds it.
-    static func claimUpload(_ hash: BlobHash, holder: String, until expiry: Date, in db: Database) throws -> UploadClaim {
+    static func claimUpload(_ hash: BlobHash, holder: String, until expiry: Date, in db: any SQLTransaction) throws -> UploadClaim {
         let now = Date()
-        let deleting = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM blobLease WHERE hash = ? AND purpose = 'delete' AND expiresAt > ?)
-            """, arguments: [hash.rawValue, now]) ?? false
+        let deleting = try db.queryOne("""
+            SELECT EXISTS (SELECT 1 FROM blobLease WHERE hash = ? AND purpose = 'delete' AND expiresAt > ?) AS found
+            """, [.text(hash.rawValue), .date(now)])?.bool("found") ?? false
         guard !deleting else { return .beingDeleted }
-        try db.execute(sql: "INSERT OR REPLACE INTO blobLease (hash, holder, purpose, expiresAt) VALUES (?, ?, 'upload', ?)",
-                       arguments: [hash.rawValue, holder, expiry])
-        let present = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM blob WHERE hash = ? AND state = 'present')",
-                                        arguments: [hash.rawValue]) ?? false
-        return .claimed(present: present)
+        try claim(hash, holder: holder, purpose: "upload", until: expiry, in: db)
+        return .claimed(present: try BlobRecord.isPresent(hash.rawValue, in: db))
     }
 
     /// Claims `hash` for deleting its object, when no live upload claim and no catalog row
     /// exists for it; `false` when the object must stay.
-    static func claimDeletion(_ hash: BlobHash, holder: String, until expiry: Date, in db: Database) throws -> Bool {
-        let busy = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM blobLease WHERE hash = ? AND purpose = 'upload' AND expiresAt > ?)
-                OR EXISTS (SELECT 1 FROM blob WHERE hash = ?)
-            """, arguments: [hash.rawValue, Date(), hash.rawValue]) ?? true
+    static func claimDeletion(_ hash: BlobHash, holder: String, until expiry: Date, in db: any SQLTransaction) throws -> Bool {
+        let busy = try db.queryOne("""
+            SELECT (EXISTS (SELECT 1 FROM blobLease WHERE hash = ? AND purpose = 'upload' AND expiresAt > ?)
+                    OR EXISTS (SELECT 1 FROM blob WHERE hash = ?)) AS found
+            """, [.text(hash.rawValue), .date(Date()), .text(hash.rawValue)])?.bool("found") ?? true
         guard !busy else { return false }
-        try db.execute(sql: "INSERT OR REPLACE INTO blobLease (hash, holder, purpose, expiresAt) VALUES (?, ?, 'delete', ?)",
-                       arguments: [hash.rawValue, holder, expiry])
+        try claim(hash, holder: holder, purpose: "delete", until: expiry, in: db)
         return true
     }
 
+    private static func claim(_ hash: BlobHash, holder: String, purpose: String, until expiry: Date, in db: any SQLTransaction) throws {
+        try db.execute("""
+            INSERT INTO blobLease (hash, holder, purpose, expiresAt) VALUES (?, ?, ?, ?)
+            ON CONFLICT (hash, holder) DO UPDATE SET purpose = excluded.purpose, expiresAt = excluded.expiresAt
+            """, [.text(hash.rawValue), .text(holder), .text(purpose), .date(expiry)])
+    }
+
     /// Ends `holder`'s claim on `hash`.
-    static func release(_ hash: BlobHash, holder: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM blobLease WHERE hash = ? AND holder = ?", arguments: [hash.rawValue, holder])
+    static func release(_ hash: BlobHash, holder: String, in db: any SQLTransaction) throws {
+        try db.execute("DELETE FROM blobLease WHERE hash = ? AND holder = ?", [.text(hash.rawValue), .text(holder)])
     }
 
     /// Removes claims that expired before now; returns how many.
-    static func removeExpired(in db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM blobLease WHERE expiresAt <= ?", arguments: [Date()])
-        return db.changesCount
+    static func removeExpired(in db: any SQLTransaction) throws -> Int {
+        try db.execute("DELETE FROM blobLease WHERE expiresAt <= ?", [.date(Date())])
     }
 }

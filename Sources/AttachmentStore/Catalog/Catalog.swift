@@ -1,17 +1,14 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
-/// The SQLite catalog: notes, attachment records and blob references. The bytes live elsewhere.
+/// The catalog: notes, attachment records and blob references, in an ``SQLDatabase`` (SQLite in
+/// the store folder by default, or PostgreSQL shared by several servers). The bytes live elsewhere.
 ///
-/// WAL mode with `synchronous = FULL`, so a committed transaction survives a crash or power
-/// loss; immediate write transactions and a busy timeout, so several processes can write one
-/// store. `DatabasePool` serialises writes on its own queue and runs reads concurrently,
-/// off Swift's cooperative pool.
+/// Every catalog operation of the store is SQL both databases understand, run in ``write(_:)``
+/// (one writer at a time, durable) or ``read(_:)`` (a consistent snapshot).
 final class Catalog: Sendable {
-    /// The underlying database.
-    let pool: DatabasePool
-
-    /// - Throws: ``AttachmentStore/Error/notAStore(path:reason:)`` when the file is not a catalog.
+    /// The database.
+    let database: any SQLDatabase
     /// Where this store keeps original bytes (recorded in the catalog at creation).
     let placement: BlobPlacement
     /// This store's stable peer id (recorded in the catalog at creation).
@@ -19,78 +16,80 @@ final class Catalog: Sendable {
     /// The newest clock reading in the catalog, to start the clock past it.
     let latestClock: ClockStamp?
 
-    /// Opens (and migrates) the catalog at `path`; a new catalog records `placement`. Blocks.
-    /// A store created with `objectStore` (a ``BlobObjectStore/location``) records it, and must
-    /// be opened with the same location afterwards.
-    init(path: String, busyTimeout: TimeInterval, placement requested: BlobPlacement,
-         objectStore location: String?) throws(AttachmentStore.Error) {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.label = "AttachmentStore.catalog"
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+    private init(database: any SQLDatabase, placement: BlobPlacement, peerID: String, latestClock: ClockStamp?) {
+        self.database = database
+        self.placement = placement
+        self.peerID = peerID
+        self.latestClock = latestClock
+    }
+
+    /// Opens the catalog in `database` (already migrated); a new catalog records `placement`
+    /// and `objectStore` (a ``BlobObjectStore/location``), and an existing one must be opened
+    /// with the same object store.
+    /// - Throws: ``AttachmentStore/Error/blobStorageMismatch(recorded:given:)``,
+    ///   ``AttachmentStore/Error/invalidArgument(_:)``, catalog errors.
+    static func open(_ database: any SQLDatabase, placement requested: BlobPlacement, objectStore location: String?) async throws -> Catalog {
+        if requested == .objectStore && location == nil {
+            throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore, or --blobs s3://…)")
         }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try CatalogSchema.migrator.migrate(pool)
-            // A store that already holds blobs predates the setting: its bytes are files.
-            if requested == .objectStore && location == nil {
-                throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore, or --blobs s3://…)")
-            }
-            let wanted = location == nil ? requested : .objectStore
-            let (recorded, recordedLocation, peer, latest) = try pool.write { db in
-                let hasBlobs = try BlobRecord.fetchCount(db) > 0
+        let wanted = location == nil ? requested : .objectStore
+        let (recorded, recordedLocation, peer, latest) = try await mapped {
+            try await database.write { db in
+                // A store that already holds blobs predates the setting: its bytes are files.
+                let hasBlobs = try db.scalar("SELECT COUNT(*) FROM blob") != .integer(0)
                 let placement = try StoreSetting.recordOnce("blobPlacement", hasBlobs ? BlobPlacement.files.rawValue : wanted.rawValue, in: db)
                 let recordedLocation = placement == BlobPlacement.objectStore.rawValue
                     ? try StoreSetting.recordOnce("objectStoreLocation", location ?? "", in: db) : nil
                 let peer = try StoreSetting.recordOnce("peerID", UUID().uuidString.lowercased(), in: db)
-                let latest = try String.fetchOne(db, sql: """
-                    SELECT MAX(clock) FROM (SELECT clock FROM note UNION ALL SELECT clock FROM attachment
-                                            UNION ALL SELECT clock FROM tombstone)
-                    """)
+                let latest = try db.queryOne("""
+                    SELECT MAX(clock) AS latest FROM (SELECT clock FROM note UNION ALL SELECT clock FROM attachment
+                                                     UNION ALL SELECT clock FROM tombstone) AS clocks
+                    """)?.string("latest")
                 return (placement, recordedLocation, peer, latest)
             }
-            placement = BlobPlacement(rawValue: recorded) ?? .files
-            if placement == .objectStore || location != nil, recordedLocation != location {
-                throw AttachmentStore.Error.blobStorageMismatch(
-                    recorded: recordedLocation.map { "the object store \($0)" } ?? (placement == .catalog ? "its catalog" : "files in the store folder"),
-                    given: location.map { "the object store \($0)" } ?? "no object store")
-            }
-            peerID = peer
-            latestClock = latest.map(ClockStamp.init(rawValue:))
-        } catch let error as AttachmentStore.Error {
-            throw error
-        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
-            throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
-        } catch {
-            throw .catalog(String(describing: error))
         }
+        let placement = BlobPlacement(rawValue: recorded) ?? .files
+        if placement == .objectStore || location != nil, recordedLocation != location {
+            throw AttachmentStore.Error.blobStorageMismatch(
+                recorded: recordedLocation.map { "the object store \($0)" } ?? (placement == .catalog ? "its catalog" : "files in the store folder"),
+                given: location.map { "the object store \($0)" } ?? "no object store")
+        }
+        return Catalog(database: database, placement: placement, peerID: peer, latestClock: latest.map(ClockStamp.init(rawValue:)))
     }
 
-    /// Runs `body` in one immediate write transaction, mapping database errors to store errors.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.write(body)
-        } catch let error as DatabaseError {
-            throw Self.storeError(error)
-        }
+    /// Runs `body` in one write transaction (no other writer overlaps it), mapping database
+    /// errors to store errors.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        try await Self.mapped { try await database.write(body) }
     }
 
     /// Runs `body` on a consistent snapshot, mapping database errors to store errors.
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        try await Self.mapped { try await database.read(body) }
+    }
+
+    /// Problems the database finds in itself.
+    func integrityProblems() async throws -> [String] {
+        try await Self.mapped { try await database.integrityProblems() }
+    }
+
+    private static func mapped<T>(_ operation: () async throws -> T) async throws -> T {
         do {
-            return try await pool.read(body)
-        } catch let error as DatabaseError {
-            throw Self.storeError(error)
+            return try await operation()
+        } catch let error as SQLDatabaseError {
+            throw storeError(error)
+        } catch let error as SQLDecodingError {
+            throw AttachmentStore.Error.catalog(error.description)
         }
     }
 
     /// The store error a database failure means for a user.
-    static func storeError(_ error: DatabaseError) -> AttachmentStore.Error {
-        switch error.resultCode {
-        case .SQLITE_FULL: .writeFailed(path: "catalog.sqlite", reason: "No space left on device")
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: .catalog("the catalog is damaged (\(error.message ?? "")); run `attach verify`")
-        default: .catalog(error.message ?? error.description)
+    static func storeError(_ error: SQLDatabaseError) -> AttachmentStore.Error {
+        switch error.kind {
+        case .full: .writeFailed(path: "catalog", reason: "No space left on device")
+        case .corrupt: .catalog("the catalog is damaged (\(error.message)); run `attach verify`")
+        case .unavailable: .catalogUnavailable(error.message)
+        case .constraint, .other: .catalog(error.message)
         }
     }
 }

@@ -1,18 +1,47 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 /// A row of the `imageEntry` table: the key-value image store's key → blob mapping.
-struct ImageEntryRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "imageEntry"
-
-    /// Column names, for queries.
-    enum Columns {
-        static let key = Column("key")
-        static let blobHash = Column("blobHash")
-    }
-
+struct ImageEntryRecord: Sendable {
     var key: String
     var blobHash: String
     var mediaType: String
     var updatedAt: Date
+
+    init(key: String, blobHash: String, mediaType: String, updatedAt: Date) {
+        self.key = key
+        self.blobHash = blobHash
+        self.mediaType = mediaType
+        self.updatedAt = updatedAt
+    }
+
+    init(row: SQLRow) throws {
+        key = try row.requiredString("key")
+        blobHash = try row.requiredString("blobHash")
+        mediaType = try row.requiredString("mediaType")
+        updatedAt = try row.requiredDate("updatedAt")
+    }
+
+    /// Inserts the entry, or points an existing key at new bytes.
+    func save(_ db: any SQLTransaction) throws {
+        try db.execute("""
+            INSERT INTO imageEntry (key, blobHash, mediaType, updatedAt) VALUES (?, ?, ?, ?)
+            ON CONFLICT (key) DO UPDATE SET blobHash = excluded.blobHash, mediaType = excluded.mediaType, updatedAt = excluded.updatedAt
+            """, [.text(key), .text(blobHash), .text(mediaType), .date(updatedAt)])
+    }
+
+    /// The entry of `key`, if any.
+    static func fetch(_ key: String, in db: any SQLTransaction) throws -> ImageEntryRecord? {
+        try db.queryOne("SELECT * FROM imageEntry WHERE key = ?", [.text(key)]).map(ImageEntryRecord.init(row:))
+    }
+
+    /// Every entry.
+    static func all(in db: any SQLTransaction) throws -> [ImageEntryRecord] {
+        try db.query("SELECT * FROM imageEntry", []).map(ImageEntryRecord.init(row:))
+    }
+
+    /// Deletes the entry of `key`.
+    static func delete(_ key: String, in db: any SQLTransaction) throws {
+        try db.execute("DELETE FROM imageEntry WHERE key = ?", [.text(key)])
+    }
 }

@@ -1,19 +1,8 @@
+import CatalogSQL
 import Foundation
-import GRDB
 
 /// A row of the `note` table.
-struct NoteRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "note"
-
-    /// Column names, for queries.
-    enum Columns {
-        static let id = Column("id")
-        static let title = Column("title")
-        static let body = Column("body")
-        static let createdAt = Column("createdAt")
-        static let updatedAt = Column("updatedAt")
-    }
-
+struct NoteRecord: Sendable {
     var id: String
     var title: String
     var body: String
@@ -30,19 +19,65 @@ struct NoteRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
         updatedAt = note.updatedAt
     }
 
+    init(row: SQLRow) throws {
+        id = try row.requiredString("id")
+        title = try row.requiredString("title")
+        body = try row.requiredString("body")
+        createdAt = try row.requiredDate("createdAt")
+        updatedAt = try row.requiredDate("updatedAt")
+        clock = try row.string("clock") ?? ""
+    }
+
     /// The public value.
     var note: Note {
         Note(id: NoteID(rawValue: id), title: title, body: body, createdAt: createdAt, updatedAt: updatedAt)
     }
-}
 
-extension QueryInterfaceRequest<NoteRecord> {
-    /// Notes whose title or body contains `text` (case-insensitive for ASCII), newest first.
-    func matching(_ text: String?) -> Self {
-        guard let text, !text.isEmpty else { return self }
-        let pattern = "%" + text.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-        return filter(sql: "(title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')", arguments: [pattern, pattern])
+    private var arguments: [SQLValue] {
+        [.text(id), .text(title), .text(body), .date(createdAt), .date(updatedAt), .text(clock)]
+    }
+
+    /// Inserts the row.
+    func insert(_ db: any SQLTransaction) throws {
+        try db.execute("INSERT INTO note (id, title, body, createdAt, updatedAt, clock) VALUES (?, ?, ?, ?, ?, ?)", arguments)
+    }
+
+    /// Inserts the row, or replaces every field of the row with its id.
+    func save(_ db: any SQLTransaction) throws {
+        try db.execute("""
+            INSERT INTO note (id, title, body, createdAt, updatedAt, clock) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body, createdAt = excluded.createdAt,
+                                           updatedAt = excluded.updatedAt, clock = excluded.clock
+            """, arguments)
+    }
+
+    /// The note with `id`, if any.
+    static func fetch(_ id: String, in db: any SQLTransaction) throws -> NoteRecord? {
+        try db.queryOne("SELECT * FROM note WHERE id = ?", [.text(id)]).map(NoteRecord.init(row:))
+    }
+
+    /// Whether a note with `id` exists.
+    static func exists(_ id: String, in db: any SQLTransaction) throws -> Bool {
+        try db.queryOne("SELECT EXISTS (SELECT 1 FROM note WHERE id = ?) AS found", [.text(id)])?.bool("found") ?? false
+    }
+
+    /// Deletes the note with `id` (its attachments go by cascade).
+    static func delete(_ id: String, in db: any SQLTransaction) throws {
+        try db.execute("DELETE FROM note WHERE id = ?", [.text(id)])
+    }
+
+    /// Notes whose title or body contains `text` (any case), most recently updated first.
+    static func page(matching text: String?, limit: Int, offset: Int, in db: any SQLTransaction) throws -> [NoteRecord] {
+        var condition = ""
+        var arguments: [SQLValue] = []
+        if let text, !text.isEmpty {
+            let pattern = "%" + text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + "%"
+            condition = "WHERE (LOWER(title) LIKE ? ESCAPE '\\' OR LOWER(body) LIKE ? ESCAPE '\\')"
+            arguments = [.text(pattern), .text(pattern)]
+        }
+        return try db.query("SELECT * FROM note \(condition) ORDER BY updatedAt DESC, id LIMIT ? OFFSET ?",
+                            arguments + [.integer(Int64(limit)), .integer(Int64(offset))]).map(NoteRecord.init(row:))
     }
 }

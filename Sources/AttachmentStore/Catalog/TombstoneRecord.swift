@@ -1,15 +1,30 @@
-import GRDB
+import CatalogSQL
 
 /// A row of the `tombstone` table: a deleted note or attachment, kept so peers learn of it.
-struct TombstoneRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "tombstone"
-
+struct TombstoneRecord: Sendable {
     var entity: String
     var id: String
     var clock: String
 
     /// Whether a record of `entity` with `id` was deleted here.
-    static func exists(entity: String, id: String, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tombstone WHERE entity = ? AND id = ?)", arguments: [entity, id]) ?? false
+    static func exists(entity: String, id: String, in db: any SQLTransaction) throws -> Bool {
+        try db.queryOne("SELECT EXISTS (SELECT 1 FROM tombstone WHERE entity = ? AND id = ?) AS found",
+                        [.text(entity), .text(id)])?.bool("found") ?? false
+    }
+
+    /// The tombstone of `entity` `id`, if any.
+    static func fetch(entity: String, id: String, in db: any SQLTransaction) throws -> TombstoneRecord? {
+        guard let row = try db.queryOne("SELECT clock FROM tombstone WHERE entity = ? AND id = ?", [.text(entity), .text(id)]) else {
+            return nil
+        }
+        return TombstoneRecord(entity: entity, id: id, clock: try row.requiredString("clock"))
+    }
+
+    /// Records the deletion, replacing an older tombstone of the same record.
+    func save(_ db: any SQLTransaction) throws {
+        try db.execute("""
+            INSERT INTO tombstone (entity, id, clock) VALUES (?, ?, ?)
+            ON CONFLICT (entity, id) DO UPDATE SET clock = excluded.clock
+            """, [.text(entity), .text(id), .text(clock)])
     }
 }

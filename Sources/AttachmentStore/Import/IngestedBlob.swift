@@ -1,3 +1,5 @@
+import CatalogSQL
+import Foundation
 import Imaging
 
 /// A staged blob plus what was learned about it: its sniffed media type and, for images, its header.
@@ -32,8 +34,6 @@ enum IngestSource: Sendable {
     case data(Data)
 }
 
-import Foundation
-
 extension AttachmentStore {
     /// Streams `source` into `tmp/`, hashes, syncs, sniffs and probes it; nothing is referenced yet.
     func ingest(_ source: IngestSource) async throws -> IngestedBlob {
@@ -60,7 +60,7 @@ extension AttachmentStore {
     /// For object-store placement the bytes are uploaded first, under a claim that keeps any
     /// `gc` from deleting the object until this transaction references it; if the transaction
     /// fails, the object it uploaded is deleted again.
-    func committing<T: Sendable>(_ blob: IngestedBlob, _ body: @escaping @Sendable (GRDB.Database) throws -> T) async throws -> T {
+    func committing<T: Sendable>(_ blob: IngestedBlob, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         let result: Result<T, Swift.Error>
         var claim: UploadClaim?
         do {
@@ -89,10 +89,8 @@ extension AttachmentStore {
     }
 
     /// Installs the blob and records it as present. Call inside a catalog write transaction.
-    func commit(_ blob: IngestedBlob, in db: GRDB.Database) throws {
+    func commit(_ blob: IngestedBlob, in db: any SQLTransaction) throws {
         _ = try blobs.install(blob.staged, in: db)
         try BlobRecord.markPresent(blob.staged.hash, byteCount: blob.staged.byteCount, in: db)
     }
 }
-
-import GRDB

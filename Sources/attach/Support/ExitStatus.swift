@@ -48,7 +48,7 @@ enum ExitStatus {
             return inputError
         case .blobStorageMismatch:
             return inputError
-        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .objectStore:
+        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .catalogUnavailable, .objectStore:
             return damage
         }
     }

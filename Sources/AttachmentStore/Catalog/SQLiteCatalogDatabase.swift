@@ -1,0 +1,118 @@
+import CatalogSQL
+import Foundation
+import GRDB
+
+/// The default catalog database: one SQLite file in the store folder, through GRDB.
+///
+/// WAL mode with `synchronous = FULL`, so a committed transaction survives a crash or power
+/// loss; immediate write transactions and a busy timeout, so several processes can write one
+/// store. `DatabasePool` serialises writes on its own queue and runs reads concurrently, off
+/// Swift's cooperative pool. Migrations are ``CatalogSchema``'s.
+final class SQLiteCatalogDatabase: SQLDatabase {
+    /// The underlying database.
+    let pool: DatabasePool
+    let dialect = SQLDialect.sqlite
+
+    /// Opens (creating and migrating) the catalog file at `path`. Blocks.
+    /// - Throws: ``AttachmentStore/Error/notAStore(path:reason:)`` when the file is not a
+    ///   readable SQLite catalog, ``AttachmentStore/Error/catalog(_:)`` for other failures.
+    init(path: String, busyTimeout: TimeInterval) throws(AttachmentStore.Error) {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "AttachmentStore.catalog"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try CatalogSchema.migrator.migrate(pool)
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
+        } catch {
+            throw .catalog(String(describing: error))
+        }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        do {
+            return try await pool.write { db in try body(GRDBTransaction(db: db)) }
+        } catch let error as DatabaseError {
+            throw Self.classified(error)
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        do {
+            return try await pool.read { db in try body(GRDBTransaction(db: db)) }
+        } catch let error as DatabaseError {
+            throw Self.classified(error)
+        }
+    }
+
+    /// SQLite's `integrity_check` and `foreign_key_check`.
+    func integrityProblems() async throws -> [String] {
+        try await read { transaction in
+            var problems = try transaction.query("PRAGMA integrity_check", []).compactMap { try $0.string("integrity_check") }
+                .filter { $0 != "ok" }
+            problems += try transaction.query("PRAGMA foreign_key_check", []).map { row in
+                "row \(try row.int64("rowid") ?? 0) of \(try row.string("table") ?? "?") references a missing \(try row.string("parent") ?? "?")"
+            }
+            return problems
+        }
+    }
+
+    /// The catalog error a GRDB failure is.
+    static func classified(_ error: DatabaseError) -> SQLDatabaseError {
+        let message = error.message ?? error.description
+        return switch error.resultCode {
+        case .SQLITE_FULL: SQLDatabaseError(.full, "No space left on device")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: SQLDatabaseError(.corrupt, message)
+        case .SQLITE_CONSTRAINT: SQLDatabaseError(.constraint, message)
+        default: SQLDatabaseError(.other, message)
+        }
+    }
+}
+
+/// A GRDB `Database` inside a transaction, as the store's SQL seam.
+struct GRDBTransaction: SQLTransaction {
+    let db: Database
+
+    func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
+        do {
+            try db.execute(sql: sql, arguments: StatementArguments(arguments.map(Self.databaseValue)))
+            return db.changesCount
+        } catch let error as DatabaseError {
+            throw SQLiteCatalogDatabase.classified(error)
+        }
+    }
+
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
+        do {
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments.map(Self.databaseValue))).map { row in
+                SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(Self.sqlValue))
+            }
+        } catch let error as DatabaseError {
+            throw SQLiteCatalogDatabase.classified(error)
+        }
+    }
+
+    static func databaseValue(_ value: SQLValue) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        case .blob(let data): data.databaseValue
+        }
+    }
+
+    static func sqlValue(_ value: DatabaseValue) -> SQLValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let number): .integer(number)
+        case .double(let number): .real(number)
+        case .string(let text): .text(text)
+        case .blob(let data): .blob(data)
+        }
+    }
+}
