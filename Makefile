@@ -12,7 +12,7 @@ SERVICES ?= $(CURDIR)/../shared/services
 WITH_SERVICES = ATTACH_SERVICES_DIR=$(SERVICES) scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test services services-stop bench bench-smoke bench-server deps browser-deps corpus build browser-test fuzz soak clean
+.PHONY: run test services services-stop bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -35,13 +35,14 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, start a local S3 store, run every test, then
-## the store's suite again with its originals in S3 (ATTACH_TEST_BLOBS=s3; the S3 store is
-## stopped afterwards, pass or fail), then the real-browser test
+## test: install what is missing, build the corpus, start a local S3 store and PostgreSQL, run
+## every test, then the store's suite again on S3 and on PostgreSQL + S3 (scripts/run-tests.sh;
+## the services are stopped afterwards, pass or fail), then the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
-	$(WITH_SERVICES) sh -c '$(SWIFT) test --skip-build && ATTACH_TEST_BLOBS=s3 $(SWIFT) test --skip-build --filter AttachmentStoreTests'
+	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory browser-test
+	$(MAKE) --no-print-directory fuzz-short
 
 ## services: start the local S3 store used by the tests and print its env lines
 ## (`set -a; eval "$$(make -s services)"; set +a`, then `swift test --filter S3`); services-stop stops it
@@ -58,6 +59,13 @@ fuzz: deps
 	$(SWIFT) build --product attach
 	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_EXAMPLES)
 
+## fuzz-short: the last step of `make test`: the same fuzzing with FUZZ_SHORT_EXAMPLES (5) examples
+## per operation, against the binary already built (no rebuild; schemathesis is installed into
+## .cache/fuzz-venv the first time)
+FUZZ_SHORT_EXAMPLES ?= 5
+fuzz-short:
+	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_SHORT_EXAMPLES)
+
 ## soak: the server crash test with 50 SIGKILL rounds, then 60 s of 50 clients uploading and reading
 ## against a real server (no failure, nothing lost, RSS at most 1.2x after warm-up), then 60 s of
 ## two servers on one S3 bucket under 8 uploading clients and gc (local S3 started); writes the
@@ -71,7 +79,8 @@ browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
 
 ## bench: ingest, thumbnails, storage strategies, the server and peer fetches against cp + sync,
-## vipsthumbnail and nginx, then the micro-benchmarks (package-benchmark); writes BENCHMARKS.md
+## vipsthumbnail and nginx, originals saved to S3 against boto3 (local S3 started), then the
+## micro-benchmarks (package-benchmark); writes BENCHMARKS.md
 bench: deps corpus
 	$(SWIFT) build -c release
 	scripts/bench-ingest.sh
@@ -79,6 +88,7 @@ bench: deps corpus
 	scripts/bench-storage.sh
 	scripts/bench-server.sh
 	scripts/bench-sync.sh
+	$(WITH_SERVICES) scripts/bench-s3.sh
 	SWIFT=$(SWIFT) scripts/bench-micro.sh
 
 ## bench-smoke: one short pass of every benchmark, into test-output/ (CI runs it; not a measurement).
@@ -93,12 +103,18 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
+	$(SMOKE_ENV) $(WITH_SERVICES) scripts/bench-s3.sh > /dev/null
 	$(SMOKE_ENV) SWIFT=$(SWIFT) scripts/bench-micro.sh > /dev/null
 
 ## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)
 bench-server: deps corpus
 	$(SWIFT) build -c release --product attach
 	scripts/bench-server.sh
+
+## bench-s3: only the S3 benchmark (attach import --blobs s3://… against boto3; local S3 started)
+bench-s3: deps corpus
+	$(SWIFT) build -c release --product attach
+	$(WITH_SERVICES) scripts/bench-s3.sh
 
 clean:
 	rm -rf .build

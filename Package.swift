@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AttachmentServer", targets: ["AttachmentServer"]),
         .library(name: "S3Client", targets: ["S3Client"]),
         .library(name: "AttachmentS3", targets: ["AttachmentS3"]),
+        .library(name: "AttachmentPostgres", targets: ["AttachmentPostgres"]),
         .executable(name: "attach", targets: ["attach"]),
     ],
     dependencies: [
@@ -33,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The PostgreSQL catalog (AttachmentPostgres).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         // Micro-benchmarks (`make bench`). Naming the trait turns off the default
         // RuntimeInterposer trait, whose package (ARC counters on Linux) is not needed here.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -49,6 +52,17 @@ let package = Package(
         ),
         // The SQL seam between the store's catalog logic and its databases (SQLite, PostgreSQL).
         .target(name: "CatalogSQL"),
+        // A CatalogSQL database on PostgreSQL (postgres-nio), for catalogs shared by several servers.
+        .target(
+            name: "AttachmentPostgres",
+            dependencies: [
+                "CatalogSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "AttachmentStore",
             dependencies: [
@@ -89,7 +103,7 @@ let package = Package(
         .target(
             name: "AttachmentServer",
             dependencies: [
-                "AttachmentStore", "AttachmentSync",
+                "AttachmentStore", "AttachmentSync", "CatalogSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,8 +119,9 @@ let package = Package(
         .executableTarget(
             name: "attach",
             dependencies: [
-                "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3",
+                "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3", "AttachmentPostgres", "CatalogSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -120,8 +135,9 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "AttachmentStore", "AttachmentS3",
+                "AttachmentStore", "AttachmentS3", "AttachmentPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"
         ),
@@ -166,6 +182,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "AttachmentPostgresTests",
+            dependencies: [
+                "AttachmentPostgres", "CatalogSQL",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Run by `make bench` through `swift package benchmark`; never by `swift test`.

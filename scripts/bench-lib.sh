@@ -7,6 +7,8 @@
 #   BENCH_SMOKE=1  one run on the first 5 photos (CI smoke pass; not a benchmark)
 #   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
 #   TMPDIR         where the scratch folders go (default /tmp); its filesystem is what is measured
+#   BENCH_BINARY_NOTE  optional words on where the binary came from, added to the Commit line
+#                  (e.g. "built from a clean export of 9f4864d")
 # Each script owns one section of BENCH_OUT, between <!-- NAME:begin --> and <!-- NAME:end -->.
 
 corpus=${ATTACH_CORPUS:-$repo/.cache/corpus}
@@ -98,11 +100,30 @@ bench_write_section() {
 
 # --- scratch ---------------------------------------------------------------------------------
 # bench_scratch: makes the scratch folder (sets scratch), removed on exit, also on Ctrl-C.
+# Also samples, every 2 s, the 1-minute load average and the CPU counters of /proc/stat into
+# $scratch/.loadavg ("LOAD BUSY_TICKS ALL_TICKS") for the report's header; the sampler is stopped
+# on exit before `cleanup` (a script may define its own cleanup) removes the scratch folder.
 bench_scratch() {
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/attach-bench.XXXXXX")
   load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
-  trap cleanup EXIT
+  (
+    while [ -d "$scratch" ] && kill -0 "$$" 2> /dev/null; do
+      read -r l _ < /proc/loadavg
+      read -r _ u n s id io irq sirq st _ < /proc/stat
+      echo "$l $((u + n + s + irq + sirq + st)) $((u + n + s + id + io + irq + sirq + st))" >> "$scratch/.loadavg" 2> /dev/null || exit 0
+      sleep 2
+    done
+  ) > /dev/null 2>&1 &
+  sampler_pid=$!
+  trap 'bench_stop_sampler; cleanup' EXIT
   trap 'exit 130' INT TERM
+}
+bench_stop_sampler() {
+  if [ -n "${sampler_pid:-}" ]; then
+    kill "$sampler_pid" 2> /dev/null || true
+    wait "$sampler_pid" 2> /dev/null || true
+    sampler_pid=
+  fi
 }
 cleanup() {
   chmod -R u+w "$scratch" 2>/dev/null || true
@@ -172,6 +193,12 @@ bench_header() {
   esac
   echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- Machine: $(nproc) CPUs, ${mem} GiB RAM (free -g), $(uname -sr), scratch filesystem $fstype"
-  echo "- Commit: $commit; attach $version ($build, \`$binshown\`)"
+  echo "- Commit: $commit; attach $version ($build, \`$binshown\`${BENCH_BINARY_NOTE:+; $BENCH_BINARY_NOTE})"
   echo "- Load average (1, 5, 15 min) at the start: ${load_at_start:-unknown}; at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine slows both sides of a ratio, not always equally)"
+  local lo hi n busy
+  if [ -s "$scratch/.loadavg" ]; then
+    read -r lo hi n < <(sort -g "$scratch/.loadavg" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi, NR }')
+    busy=$(awk 'NR == 1 { b0 = $2; t0 = $3 } { b = $2; t = $3 } END { if (t > t0) printf "%.0f%%", 100 * (b - b0) / (t - t0); else print "unknown" }' "$scratch/.loadavg")
+    echo "- During this run: load average (1 min) $lo to $hi, CPUs $busy busy ($n samples, every 2 s; both count this benchmark's own processes, and the load also counts tasks waiting on the disk)"
+  fi
 }

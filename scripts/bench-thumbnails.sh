@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Measures thumbnails: `attach thumbs` (every image in a store, through the store's pipeline)
 # against libvips' own `vipsthumbnail` on the same photos, and the first-thumbnail latency of
-# `attach thumb` against one `vipsthumbnail` for one 12 MP JPEG. Writes the thumbnails section of
+# `attach thumb` against one `vipsthumbnail` for one 12 MP JPEG, and how fast each bad file of the
+# corpus (`bad/`) gives its typed error: `attach thumb` (wall time, start-up included; exit code and
+# error line recorded) and, in a running `attach serve`, the first request for its thumbnail
+# (issue 3: "a typed error within 200 ms"). Writes the thumbnails section of
 # BENCHMARKS.md (between <!-- thumbnails:begin --> and <!-- thumbnails:end -->, the rest of the
 # file is kept) and prints the table to stdout; progress goes to stderr. Called by `make bench`.
 #
 # Environment:
-#   ATTACH_CORPUS  corpus folder (default .cache/corpus; needs fifty/ and special/seed-3.7mb.jpg)
+#   ATTACH_CORPUS  corpus folder (default .cache/corpus; needs fifty/, bad/ and special/seed-3.7mb.jpg)
 #   ATTACH_BIN     attach binary (default .build/release/attach)
 #   BENCH_RUNS     timed runs per measure (default 5)
-#   BENCH_SMOKE=1  one run, first 5 photos (CI smoke pass; not a benchmark)
+#   BENCH_SMOKE=1  one run, first 5 photos, every bad file (CI smoke pass; not a benchmark)
 #   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
 #   TMPDIR         where the scratch folders go (default /tmp); its filesystem is what is measured
 # Needs vipsthumbnail and vipsheader (Debian/Ubuntu package libvips-tools; installed with apt-get
-# when missing and run as root) and python3 (to read `attach list --json`).
+# when missing and run as root) and python3 (to read `attach list --json`, and to time the
+# server's answers).
 # Shared helpers (inputs, markers, timing, statistics, the report's header): scripts/bench-lib.sh.
 set -euo pipefail
 
@@ -27,6 +31,11 @@ procs=2    # vipsthumbnail processes at once (attach renders two at once on a 2-
 # --- inputs ----------------------------------------------------------------------------------
 bench_inputs
 per_proc=$(((count + procs - 1) / procs)) # files per vipsthumbnail process: 25 of the 50
+[ -d "$corpus/bad" ] || die "corpus folder $corpus/bad is missing (run \`make corpus\`)"
+shopt -s nullglob
+bad_files=("$corpus"/bad/*)
+shopt -u nullglob
+[ "${#bad_files[@]}" -gt 0 ] || die "corpus folder $corpus/bad holds no file (rebuild the corpus: rm -rf $corpus && make corpus)"
 
 if ! command -v vipsthumbnail > /dev/null 2>&1 || ! command -v vipsheader > /dev/null 2>&1; then
   if [ "$(id -u)" != 0 ]; then
@@ -45,7 +54,13 @@ vips_version=$(vipsthumbnail --vips-version 2>/dev/null | head -n 1 || echo unkn
 # The output must be writable, with one thumbnails section or none: checked now, not after the runs.
 bench_check_output thumbnails
 
-# --- scratch ---------------------------------------------------------------------------------
+# --- scratch and the server of measure 5 (stopped on exit, also on Ctrl-C) --------------------
+server_pid=
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2> /dev/null || true; wait "$server_pid" 2> /dev/null || true; fi
+  chmod -R u+w "$scratch" 2> /dev/null || true
+  rm -rf "$scratch"
+}
 bench_scratch
 
 json_field() { # json_field FIELD < JSON: one top-level field of a JSON object
@@ -89,8 +104,83 @@ fi
 mapfile -t seed_blobs < <(find "$seedstore/blobs" -type f)
 [ "${#seed_blobs[@]}" = 1 ] || die "store holds ${#seed_blobs[@]} blob files after importing the seed once"
 
+# Measure 4: each bad file of the corpus imported alone into a fresh store (import takes any
+# bytes; only the thumbnail needs to decode them), and its attachment id.
+only_id() { # only_id STORE: the id of the store's one attachment
+  "$bin" list --store "$1" --json | python3 -c '
+import json, sys
+items = json.load(sys.stdin)
+assert len(items) == 1, "%d attachments" % len(items)
+print(items[0]["id"])'
+}
+declare -a bad_store bad_id bad_name bad_bytes
+for i in "${!bad_files[@]}"; do
+  f=${bad_files[$i]}
+  bad_name[i]=$(basename "$f"); bad_bytes[i]=$(stat -c %s "$f")
+  bad_store[i]=$scratch/bad-$i
+  attach_quiet init --store "${bad_store[i]}"
+  attach_quiet import --store "${bad_store[i]}" --no-thumbnails --new-note bad -- "$f"
+  bad_id[i]=$(only_id "${bad_store[i]}") || die "could not read the attachment id of ${bad_name[i]} from \`attach list --json\` (store ${bad_store[i]})"
+done
+
+# Measure 5: one store holding the seed and every bad file, for `attach serve`.
+badall=$scratch/badall
+attach_quiet init --store "$badall"
+attach_quiet import --store "$badall" --no-thumbnails --new-note seed -- "$seed"
+attach_quiet import --store "$badall" --no-thumbnails --new-note bad -- "${bad_files[@]}"
+# "NAME ID" lines, the seed's included: the server is asked by id.
+"$bin" list --store "$badall" --json | python3 -c '
+import json, sys
+for a in json.load(sys.stdin):
+    print(a["filename"], a["id"])' > "$scratch/badall-ids" || die "could not read the attachment ids of store $badall"
+badall_seed_id=$(awk -v n="$(basename "$seed")" '$1 == n { print $2 }' "$scratch/badall-ids")
+[ -n "$badall_seed_id" ] || die "store $badall holds no $(basename "$seed")"
+: > "$scratch/badall-targets"
+for i in "${!bad_files[@]}"; do
+  id=$(awk -v n="${bad_name[i]}" '$1 == n { print $2 }' "$scratch/badall-ids")
+  [ -n "$id" ] || die "store $badall holds no ${bad_name[i]}"
+  printf '%s %s\n' "$i" "$id" >> "$scratch/badall-targets"
+done
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# serve_bad_run: starts `attach serve` over $badall, renders the seed's thumbnail (untimed, so
+# that libvips is initialised as in a server that has been up), then asks once for the 200 px
+# thumbnail of each bad file, timing each request in the client (python3, perf_counter, one
+# keep-alive connection); prints "INDEX STATUS CODE SECONDS" lines; stops the server.
+serve_bad_run() {
+  local port _
+  port=$(free_port)
+  "$bin" serve --store "$badall" --port "$port" --log-level warning > "$scratch/serve.out" 2> "$scratch/serve.log" &
+  server_pid=$!
+  for _ in $(seq 1 100); do grep -q 'serving ' "$scratch/serve.out" 2> /dev/null && break; sleep 0.1; done
+  grep -q 'serving ' "$scratch/serve.out" || die "attach serve did not start: $(cat "$scratch/serve.log" "$scratch/serve.out")"
+  python3 - "$port" "$badall_seed_id" "$size" "$scratch/badall-targets" << 'PY' || die "the requests to attach serve failed (log: $(cat "$scratch/serve.log"))"
+import http.client, json, sys, time
+port, seed_id, size, targets = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=30)
+def get(aid):
+    conn.request("GET", "/api/attachments/%s/thumbnail?size=%s" % (aid, size))
+    r = conn.getresponse()
+    return r.status, r.read()
+status, _ = get(seed_id)
+assert status == 200, "the seed's thumbnail answered %d" % status
+for line in open(targets):
+    index, aid = line.split()
+    t0 = time.perf_counter()
+    status, body = get(aid)
+    t1 = time.perf_counter()
+    try:
+        code = json.loads(body)["error"]["code"]
+    except Exception:
+        code = "-"
+    print(index, status, code, "%.6f" % (t1 - t0))
+PY
+  kill "$server_pid"; wait "$server_pid" 2> /dev/null || true; server_pid=
+}
+
 # --- timed runs (vipsthumbnail and attach interleaved, so drift over time affects both alike) -
 declare -a t_vips t_att t_vone t_aone b_vips b_att
+declare -a t_bad x_bad e_bad t_srv s_bad # per bad file: times (space-separated), exit codes, error line; server times, answers
 say "corpus $corpus: ${#files[@]} photos, $input_bytes bytes; seed $seed_bytes bytes"
 say "binary $bin; vipsthumbnail $vips_version; $runs run(s); scratch $scratch"
 for ((r = 1; r <= runs; r++)); do
@@ -158,6 +248,31 @@ for ((r = 1; r <= runs; r++)); do
   [ -s "$o" ] || die "attach thumb wrote no thumbnail at $o"
   if [ "$r" = 1 ]; then check_sides "attach thumb (seed)" "$o"; fi
   say "run $r/$runs  attach thumb, seed: ${t_aone[-1]} s"
+
+  # (4) each bad file: attach thumb, process start-up included, disk cache emptied first. The
+  # exit code and the last line it printed are recorded (the attachment id shown as ID).
+  for i in "${!bad_files[@]}"; do
+    o=$scratch/bad-one.jpg; rm -f "$o"
+    attach_quiet cache clear --store "${bad_store[i]}"; sync; warm "${bad_files[i]}"
+    t0=$(now)
+    rc=0; "$bin" thumb "${bad_id[i]}" --size "$size" -o "$o" --store "${bad_store[i]}" > "$scratch/bad.log" 2>&1 || rc=$?
+    t1=$(now)
+    [ "$rc" -lt 128 ] || { cat "$scratch/bad.log" >&2; die "attach thumb died of signal $((rc - 128)) on ${bad_name[i]}"; }
+    t_bad[i]="${t_bad[i]:-} $(elapsed "$t0" "$t1")"
+    case " ${x_bad[i]:-} " in *" $rc "*) ;; *) x_bad[i]="${x_bad[i]:+${x_bad[i]}, }$rc" ;; esac
+    e_bad[i]=$(grep -v '^[[:space:]]*$' "$scratch/bad.log" | tail -n 1 | sed "s/${bad_id[i]}/ID/g")
+    if [ "$rc" = 0 ] && [ -s "$o" ]; then e_bad[i]="(no error: wrote a thumbnail)"; fi
+  done
+  say "run $r/$runs  attach thumb, ${#bad_files[@]} bad files: done"
+
+  # (5) each bad file: the first request for its thumbnail in a running attach serve.
+  serve_bad_run > "$scratch/served"
+  [ "$(wc -l < "$scratch/served")" = "${#bad_files[@]}" ] || die "attach serve answered $(wc -l < "$scratch/served") of the ${#bad_files[@]} bad files"
+  while read -r i st code sec; do
+    t_srv[i]="${t_srv[i]:-} $sec"
+    case " ${s_bad[i]:-} " in *" $st $code "*) ;; *) s_bad[i]="${s_bad[i]:+${s_bad[i]}, }$st $code" ;; esac
+  done < "$scratch/served"
+  say "run $r/$runs  attach serve, ${#bad_files[@]} bad files: done"
 done
 
 # --- statistics ------------------------------------------------------------------------------
@@ -183,6 +298,34 @@ table=$(
   row_time "attach thumb --size $size: seed-3.7mb.jpg, first thumbnail, one process (wall time, start-up included)" "$m_vone" "${t_aone[@]}"
   row_bytes "bytes, vipsthumbnail output folder: $count thumbnails (informational)" "" "${b_vips[@]}"
   row_bytes "bytes, attach thumbnail cache: $count thumbnails (\`cache stats\`; informational)" "$mb_vips" "${b_att[@]}"
+)
+
+# Bad files: milliseconds, and whether every run of both measures stayed within the 200 ms.
+ms3() { # ms3 SECONDS...: "min | median | max" in ms
+  local a b c
+  read -r a b c < <(summary "$@")
+  awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%.0f ms | %.0f ms | %.0f ms", a * 1000, b * 1000, c * 1000 }'
+}
+limit=0.200
+over=0; srv_over=0; not_typed=0; worst=0; srv_worst=0
+for i in "${!bad_files[@]}"; do
+  # shellcheck disable=SC2086 # word splitting wanted: the times are space-separated
+  read -r _ _ mx < <(summary ${t_bad[i]}); worst=$(awk -v a="$worst" -v b="$mx" 'BEGIN { print (b > a) ? b : a }')
+  awk -v m="$mx" -v l="$limit" 'BEGIN { exit !(m > l) }' && over=$((over + 1))
+  # shellcheck disable=SC2086
+  read -r _ _ mx < <(summary ${t_srv[i]}); srv_worst=$(awk -v a="$srv_worst" -v b="$mx" 'BEGIN { print (b > a) ? b : a }')
+  awk -v m="$mx" -v l="$limit" 'BEGIN { exit !(m > l) }' && srv_over=$((srv_over + 1))
+  case ${x_bad[i]} in 1) ;; *) not_typed=$((not_typed + 1)) ;; esac
+  case ${s_bad[i]} in "422 "*) case ${s_bad[i]} in *,*) not_typed=$((not_typed + 1)) ;; esac ;; *) not_typed=$((not_typed + 1)) ;; esac
+done
+bad_table=$(
+  printf '| bad file | bytes | runs | attach thumb min | attach thumb median | attach thumb max | exit code | error line (attach thumb) | serve min | serve median | serve max | answer (attach serve) |\n'
+  printf '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n'
+  for i in "${!bad_files[@]}"; do
+    # shellcheck disable=SC2086
+    printf '| `%s` | %s | %d | %s | %s | `%s` | %s | %s |\n' "${bad_name[i]}" "${bad_bytes[i]}" "$runs" \
+      "$(ms3 ${t_bad[i]})" "${x_bad[i]}" "$(printf '%s' "${e_bad[i]}" | sed 's/|/\\|/g; s/`/'"'"'/g')" "$(ms3 ${t_srv[i]})" "${s_bad[i]}"
+  done
 )
 
 # --- the report ------------------------------------------------------------------------------
@@ -221,6 +364,20 @@ section=$(
   echo "attach thumbs made the $nphotos thumbnails in ${x_batch}× the time of vipsthumbnail, so it is $v_batch (median $(printf '%.3f' "$m_att") s, $(per_s "$nphotos" "$m_att") thumbnails/s, against $(printf '%.3f' "$m_vips") s, $(per_s "$nphotos" "$m_vips") thumbnails/s). Both use the $(nproc) cores with two renders at once (attach: two render slots, one libvips thread each, in one process; vipsthumbnail: $procs processes, each with libvips' default thread pool). The two do not do the same work: attach thumbs' output goes through the store's pipeline, where each request joins a job per (content hash, size), so concurrent requests for one image coalesce into one render, and the result lands in the memory cache and the disk cache; each cached thumbnail is written to a temporary file, fsynced and renamed (vipsthumbnail syncs nothing), is converted to 8-bit sRGB, has EXIF orientation applied and every metadata block stripped, and is encoded as JPEG quality 80 with optimised Huffman tables. vipsthumbnail also applies EXIF orientation, but writes its default JPEG (quality 75) and keeps the originals' metadata (EXIF, with its embedded preview), so the bytes row compares different outputs and is informational only: attach's $nphotos thumbnails take ${x_bytes}× vipsthumbnail's bytes ($(kib "$mb_att") against $(kib "$mb_vips"))."
   echo
   echo "For one 12 MP baseline JPEG, the first thumbnail from attach thumb took ${x_one}× the time of one vipsthumbnail, so it is $v_one (median $(ms "$m_aone") against $(ms "$m_vone")). Both include process start-up; attach's also includes opening the store, resolving the attachment id in the catalog, and writing the thumbnail to the disk cache (fsynced) as well as to FILE. A first request inside a program that already has the store open pays none of that start-up, only the render and the cache write."
+  echo
+  echo "### Bad files: a typed error within 200 ms"
+  echo
+  echo "- Input: every file of the corpus \`bad/\` (${#bad_files[@]} files)"
+  echo "- Reproduce: \`scripts/bench-thumbnails.sh\` (this whole section; \`ATTACH_BIN=...\` picks the binary). One file by hand: \`attach init --store S; attach import --store S --no-thumbnails --new-note bad -- .cache/corpus/bad/truncated.jpg; attach list --store S\` for its ID, then \`time attach thumb ID --size $size -o out.jpg --store S\`"
+  echo
+  echo "Setup, untimed: each bad file is imported alone into a fresh store with \`attach import --no-thumbnails\` (import stores any bytes; only a thumbnail needs to decode them). Each run, for each file: \`attach cache clear\` and a \`cat\` of the file (untimed), then \`attach thumb ID --size $size -o FILE\` timed with \`date +%s.%N\`: wall time with process start-up and opening the store included, like the seed row above. Its exit code (every run's, when they differ) and the last line it printed (the attachment id shown as ID) are recorded. In a running server (the in-process figure): each run starts \`attach serve\` over one store holding the seed and every bad file, asks once for the seed's thumbnail (untimed, so that libvips is initialised as in a server that has been up), then sends one \`GET /api/attachments/ID/thumbnail?size=$size\` per bad file over one keep-alive loopback connection, timed in the client (python3 \`http.client\`, \`time.perf_counter\`); its status and the \`error.code\` of the JSON body are recorded. Each file is asked once per server process, so no answer comes from a cache of an earlier attempt. Times in ms, min / median / max over the runs."
+  echo
+  echo "$bad_table"
+  echo
+  if [ "$over" = 0 ]; then v_cli="every one within 200 ms in every run, process start-up included (slowest $(ms "$worst"))"; else v_cli="$over of the ${#bad_files[@]} over 200 ms in at least one run, process start-up included (slowest $(ms "$worst"))"; fi
+  if [ "$srv_over" = 0 ]; then v_srv="every one within 200 ms (slowest $(ms "$srv_worst"))"; else v_srv="$srv_over of them over 200 ms in at least one run (slowest $(ms "$srv_worst"))"; fi
+  if [ "$not_typed" = 0 ]; then v_typed="each gave a typed error: exit code 1 with a message naming the problem from \`attach thumb\`, and 422 with its \`error.code\` from the server"; else v_typed="$not_typed answer(s) were not the expected typed error (exit code 1 from \`attach thumb\`, one 422 code from the server): see the table"; fi
+  echo "Of the ${#bad_files[@]} bad files, $v_typed. From the command line, $v_cli; in a running server, $v_srv."
   echo '<!-- thumbnails:end -->'
 )
 

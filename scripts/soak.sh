@@ -16,7 +16,8 @@ trap 'rm -f "$log"' EXIT
 status=0
 ATTACH_CRASH_ROUNDS=$rounds "$swift" test --skip-build --filter ServerCrashTests 2>&1 | tee "$log" || status=$?
 ATTACH_SOAK_SECONDS=$seconds "$swift" test --skip-build --filter LoadTests 2>&1 | tee -a "$log" || status=$?
-# Two servers on one S3 bucket (the Makefile runs this script under scripts/with-services.sh).
+# Two servers on one S3 bucket, then two on PostgreSQL + S3 (the Makefile runs this script
+# under scripts/with-services.sh, which starts both).
 ATTACH_SCALE_SECONDS=$seconds "$swift" test --skip-build --filter ScaleOutTests 2>&1 | tee -a "$log" || status=$?
 
 python3 - "$log" "$status" "$rounds" "$seconds" RELIABILITY.md <<'PY'
@@ -29,7 +30,7 @@ def figures(test):
     return dict(pair.split("=", 1) for pair in match.group(1).split()) if match else None
 
 issues = sum(int(n) for n in re.findall(r"Test run with \d+ tests? .* failed .* with (\d+) issues?", log))
-crash, load, scale = figures("crash"), figures("load"), figures("scale-out")
+crash, load, scale, pgscale = figures("crash"), figures("load"), figures("scale-out"), figures("postgres-scale-out")
 mib = lambda b: "%.0f MiB" % (int(b) / 1048576)
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 lines = [
@@ -71,6 +72,14 @@ if scale:
     ]
 else:
     lines.append("| scale-out | no figures (the test did not finish) |")
+if pgscale:
+    lines += [
+        "| scale-out on PostgreSQL + S3: servers (separate folders), clients, duration | %s, %s, %s s |" % (pgscale["servers"], pgscale["clients"], pgscale["seconds"]),
+        "| scale-out on PostgreSQL + S3: uploads acknowledged, all read back byte-identical from both servers | %s |" % pgscale["uploads"],
+        "| scale-out on PostgreSQL + S3: concurrent `gc --grace 0` runs; `verify` exit | %s; %s |" % (pgscale["gc-runs"], pgscale["verify-exit"]),
+    ]
+else:
+    lines.append("| scale-out on PostgreSQL + S3 | no figures (the test did not finish) |")
 lines += [
     "| failed expectations (all tests), bytes lost | %s, %s |" % (issues, "0" if status == "0" else "see the failures"),
     "<!-- soak:end -->",

@@ -53,6 +53,7 @@ extension ServerDependencies {
         var storeConfiguration = AttachmentStore.Configuration()
         storeConfiguration.logger = configuration.logger
         storeConfiguration.objectStore = configuration.objectStore
+        storeConfiguration.catalogDatabase = configuration.catalogDatabase
         let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, logger: configuration.logger)
         storeConfiguration.remoteBlobSource = fetcher

@@ -1,4 +1,5 @@
 import AttachmentStore
+import CatalogSQL
 import AttachmentSync
 import Foundation
 import Logging
@@ -17,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// The store folder, created when missing or empty. Default `./attach-data`.
     public var storeDirectory: URL = URL(filePath: "attach-data", directoryHint: .isDirectory)
+    /// The catalog's database when it is not `catalog.sqlite` in ``storeDirectory``: PostgreSQL
+    /// shared by several servers. Default `nil`.
+    public var catalogDatabase: (any SQLDatabase)?
     /// Where the store's originals live when not in the store folder (an S3 bucket, shared by
     /// several servers on one backend). Default `nil`: files in ``storeDirectory``.
     public var objectStore: (any BlobObjectStore)?

@@ -37,11 +37,7 @@ struct BlobPlacementTests {
         #expect(try await store.verify().isClean)
         await #expect(throws: AttachmentStore.Error.attachmentNotFound(other.id.rawValue)) { try await store.original(of: other.id) }
 
-        let reopened = try await AttachmentStore.open(at: fixture.storeURL, configuration: {
-            var configuration = AttachmentStore.Configuration()
-            configuration.blobPlacement = placement == .files ? .catalog : .files
-            return configuration
-        }())
+        let reopened = try await fixture.reopen { $0.blobPlacement = placement == .files ? .catalog : .files }
         #expect(reopened.blobPlacement == placement, "an existing store keeps the placement it was created with")
         let blobFiles = Files.tree(fixture.storeURL.appending(path: "blobs"))
         #expect(blobFiles.count == (placement == .files ? 1 : 0))

@@ -168,7 +168,7 @@ struct ObjectStoreTests {
     func blobLocationIsChecked() async throws {
         let fixture = try await Self.fixture(try Self.s3("mismatch"))
         await #expect {
-            try await AttachmentStore.open(at: fixture.storeURL)
+            try await fixture.reopen { $0.objectStore = nil }
         } throws: { error in
             guard case AttachmentStore.Error.blobStorageMismatch = error else { return false }
             return true

@@ -1,12 +1,16 @@
+import AttachmentPostgres
 import AttachmentS3
 import AttachmentStore
 import Foundation
+import Logging
 
 /// A new, empty store in its own temporary folder, for one test.
 ///
 /// With `ATTACH_TEST_BLOBS=s3` in the environment (and the `S3_*` variables of a running S3
 /// server, as `make test` sets them), every fixture keeps its originals in that S3 bucket under
-/// a prefix of its own, so the store's whole test suite runs against the S3 backend unchanged.
+/// a prefix of its own; with `ATTACH_TEST_CATALOG=postgres` (and `ATTACH_TEST_POSTGRES`, the URL
+/// of a running PostgreSQL), its catalog lives in a PostgreSQL schema of its own. So the store's
+/// whole test suite runs against each backend unchanged.
 public struct StoreFixture: Sendable {
     /// The folder holding the store (removed when the fixture is released).
     public let directory: TemporaryDirectory
@@ -21,6 +25,9 @@ public struct StoreFixture: Sendable {
         var configuration = configuration
         if configuration.objectStore == nil, configuration.blobPlacement == .files {
             configuration.objectStore = try Self.testObjectStore(label: label)
+        }
+        if configuration.catalogDatabase == nil, Self.usesPostgres {
+            configuration.catalogDatabase = try await Self.testCatalog(label: label)
         }
         self.configuration = configuration
         store = try await AttachmentStore.create(at: directory.appending("store"), configuration: configuration)
@@ -68,6 +75,22 @@ public struct StoreFixture: Sendable {
         return !value.isEmpty && value != "files"
     }
 
+    /// Whether this test run keeps catalogs in PostgreSQL (`ATTACH_TEST_CATALOG=postgres`).
+    public static var usesPostgres: Bool { ProcessInfo.processInfo.environment["ATTACH_TEST_CATALOG"] == "postgres" }
+
+    /// A catalog in a new schema of the test PostgreSQL (`ATTACH_TEST_POSTGRES`).
+    public static func testCatalog(label: String) async throws -> PostgresCatalogDatabase {
+        guard let url = ProcessInfo.processInfo.environment["ATTACH_TEST_POSTGRES"], !url.isEmpty else {
+            throw MissingService(variable: "ATTACH_TEST_POSTGRES")
+        }
+        let cleaned = label.lowercased().filter { $0.isLetter || $0.isNumber }
+        let schema = "test_\(cleaned.prefix(20))_\(UUID().uuidString.lowercased().prefix(8))"
+        // One connection per test store: the test server's connection limit is shared by every
+        // store of a parallel test run.
+        return try await PostgresCatalogDatabase.connect(url: url + "?schema=" + schema, logger: Logger(label: "test-catalog"),
+                                                         connections: 1)
+    }
+
     /// The object store for a new test store: `nil` unless ``usesObjectStore``; else the S3
     /// bucket of the `S3_*` variables under a prefix no other store uses.
     public static func testObjectStore(label: String) throws -> (any BlobObjectStore)? {
@@ -80,6 +103,12 @@ public struct StoreFixture: Sendable {
     /// `ATTACH_TEST_BLOBS` asks for S3 but the S3 variables are not set.
     struct MissingS3Bucket: Error, CustomStringConvertible {
         var description: String { "ATTACH_TEST_BLOBS is set but S3_BUCKET is not; run the tests through `make test`" }
+    }
+
+    /// A backend the test run asks for has no server configured.
+    struct MissingService: Error, CustomStringConvertible {
+        let variable: String
+        var description: String { "\(variable) is not set; run the tests through `make test`, which starts the services" }
     }
 
     private static func bucket() throws -> String {

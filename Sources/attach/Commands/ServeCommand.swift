@@ -73,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.storeDirectory = storeOptions.url
         configuration.objectStore = try storeOptions.blobLocation().objectStore()
+        configuration.catalogDatabase = try await storeOptions.catalogDatabase(logger: configuration.logger)
         configuration.token = token ?? ProcessInfo.processInfo.environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.maxUploadBytes = maxUploadMiB << 20
         configuration.peers = try peers.map { try Peer(parsing: $0).url }

@@ -1,9 +1,12 @@
 import ArgumentParser
+import AttachmentPostgres
 import AttachmentS3
 import AttachmentStore
+import CatalogSQL
 import Foundation
+import Logging
 
-/// `--store DIR` and `--blobs LOCATION`, shared by every command that opens a store.
+/// `--store DIR`, `--catalog LOCATION` and `--blobs LOCATION`, shared by every command that opens a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store folder.", discussion: "Default: $ATTACH_STORE, else ./attach-data.", valueName: "DIR"))
     var store: String?
@@ -14,6 +17,13 @@ struct StoreOptions: ParsableArguments {
             + "the region from S3_REGION. A store created with one location must be opened with it afterwards.",
         valueName: "LOCATION"))
     var blobs: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the catalog lives: sqlite (catalog.sqlite in the store folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME].",
+        discussion: "Default: $ATTACH_CATALOG, else sqlite. With PostgreSQL the store folder keeps only this machine's "
+            + "staging area and caches; servers sharing a catalog must share --blobs too (an S3 bucket).",
+        valueName: "LOCATION"))
+    var catalog: String?
 
     /// The store folder this invocation means.
     var url: URL {
@@ -32,10 +42,24 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    /// `configuration` with the object store `--blobs` names.
-    func configured(_ configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) throws -> AttachmentStore.Configuration {
+    /// The catalog database `--catalog` (or `ATTACH_CATALOG`) names, connected; `nil` for the
+    /// store folder's own SQLite file.
+    /// - Throws: `ValidationError` for a malformed location; the database's error when it
+    ///   cannot be reached.
+    func catalogDatabase(logger: Logger = Logger(label: "attach-catalog")) async throws -> (any SQLDatabase)? {
+        let text = catalog ?? ProcessInfo.processInfo.environment["ATTACH_CATALOG"] ?? ""
+        if text.isEmpty || text == "sqlite" { return nil }
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
+            throw ValidationError("--catalog \(text): expected sqlite or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        return try await PostgresCatalogDatabase.connect(url: text, logger: logger)
+    }
+
+    /// `configuration` with the catalog `--catalog` and the object store `--blobs` name.
+    func configured(_ configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) async throws -> AttachmentStore.Configuration {
         var configuration = configuration
         configuration.objectStore = try blobLocation().objectStore()
+        configuration.catalogDatabase = try await catalogDatabase()
         return configuration
     }
 

@@ -1,0 +1,68 @@
+import CatalogSQL
+import Foundation
+
+/// Where a PostgreSQL catalog lives: parsed from
+/// `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]`.
+struct CatalogURL: Sendable, Equatable {
+    var user: String
+    var password: String?
+    var host: String
+    var port: Int
+    var database: String
+    /// The PostgreSQL schema holding the catalog's tables: `public` unless `?schema=` names one.
+    var schema: String
+
+    /// Parses `text`; `postgresql://` is accepted too, user and password may be percent-encoded,
+    /// the port defaults to 5432.
+    /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong.
+    init(_ text: String) throws {
+        func invalid(_ reason: String) -> SQLDatabaseError {
+            SQLDatabaseError(.other, "invalid PostgreSQL URL (\(reason)); expected postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]")
+        }
+        guard let components = URLComponents(string: text) else { throw invalid("not a URL") }
+        guard components.scheme == "postgres" || components.scheme == "postgresql" else { throw invalid("scheme is not postgres") }
+        guard let host = components.host, !host.isEmpty else { throw invalid("no host") }
+        guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else { throw invalid("no database") }
+        var schema = "public"
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "schema":
+                guard let value = item.value, Self.isValidSchemaName(value) else {
+                    throw invalid("schema must be 1 to 63 lower-case letters, digits or _, starting with a letter or _, not pg_…")
+                }
+                schema = value
+            default:
+                throw invalid("unknown parameter \(item.name)")
+            }
+        }
+        self.user = user
+        self.password = components.password
+        self.host = host
+        self.port = components.port ?? 5432
+        self.database = database
+        self.schema = schema
+    }
+
+    /// Schema names are used unquoted in SQL (as `search_path` and in `CREATE SCHEMA`), so only
+    /// names that need no quoting are allowed.
+    static func isValidSchemaName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...63).contains(bytes.count), !name.hasPrefix("pg_") else { return false }
+        func isLetter(_ byte: UInt8) -> Bool { (97...122).contains(byte) || byte == UInt8(ascii: "_") }
+        return isLetter(bytes[0]) && bytes.allSatisfy { isLetter($0) || (48...57).contains($0) }
+    }
+
+    /// The key of the transaction-level advisory lock that serialises this catalog's writers:
+    /// FNV-1a (64 bits) of `attachmentstore.catalog.<schema>`, the same in every process.
+    /// Advisory locks are per database, so catalogs in different databases never share one.
+    var writeLockKey: Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "attachmentstore.catalog.\(schema)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+}

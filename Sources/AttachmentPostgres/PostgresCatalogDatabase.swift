@@ -1,0 +1,249 @@
+import CatalogSQL
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// A catalog in PostgreSQL: a ``SQLDatabase`` over postgres-nio, for catalogs shared by several
+/// processes and servers.
+///
+/// Each catalog lives in one PostgreSQL schema (`public` unless the URL names another with
+/// `?schema=`), created if missing and set as `search_path` on every connection, so one database
+/// can hold many catalogs. ``connect(url:logger:connections:)`` brings the schema up to date.
+///
+/// What it promises:
+/// - **Writes** (``write(_:)``) are serialised across every process and server using the catalog:
+///   `BEGIN`, then `pg_advisory_xact_lock` on a key derived from the schema name (see
+///   ``writeLockKey``), the body, `COMMIT` (`ROLLBACK` when the body throws). Within one process
+///   writers also queue in memory first, so waiting writers do not hold threads or connections.
+/// - **Reads** (``read(_:)``) run in `REPEATABLE READ READ ONLY` transactions: one snapshot.
+/// - **Bodies** run synchronously on a dedicated `NIOThreadPool` (one thread per connection),
+///   never on Swift's cooperative pool or an event loop; their statements wait for PostgreSQL
+///   there.
+/// - **Statements** use `?` placeholders (rewritten to `$n` outside literals, quoted identifiers,
+///   dollar quotes and comments). A failing statement is rolled back to a savepoint taken before
+///   it, so the body may catch its error and go on, as with SQLite.
+/// - **Binding**: integer → `int8`, real → `float8`, text → `text`, blob → `bytea`, null → a NULL
+///   of unspecified type that PostgreSQL infers from its use (where it cannot, e.g. `? IS NULL`
+///   alone, cast it: `CAST(? AS TEXT)`). PostgreSQL does not convert text to numbers implicitly
+///   as SQLite does: bind the column's type.
+/// - **Columns**: int2/4/8 and oid → `.integer`, bool → `.integer(1/0)`, float4/8 → `.real`,
+///   numeric → `.integer` when integral (else `.real`), text/varchar/char/name/json/uuid → `.text`,
+///   bytea → `.blob`, NULL → `.null`; other types throw `.other` (cast them in the query).
+///   Column names are as PostgreSQL returns them (unquoted names in lower case).
+/// - **Connections**: up to `connections` (default 4), opened lazily. One that fails at the
+///   connection level is discarded and the next transaction opens a new one, so while
+///   PostgreSQL is down transactions fail with `.unavailable` and once it is back they succeed
+///   again, with nothing restarted. A transaction that finds its idle connection dead before
+///   `BEGIN` went through retries once on a new connection.
+/// - **Errors** are ``SQLDatabaseError``: connection refused, closed or timed out, and SQLSTATE
+///   08xxx, 57P01–57P03, 53300 → `.unavailable`; 23xxx → `.constraint`; 53100 → `.full`;
+///   others → `.other` with PostgreSQL's message and SQLSTATE. A `COMMIT` that fails with
+///   `.unavailable` may or may not have committed.
+/// - TLS is not used: connect over loopback or a trusted network.
+public final class PostgresCatalogDatabase: SQLDatabase {
+    /// Always ``SQLDialect/postgres``.
+    public var dialect: SQLDialect { .postgres }
+
+    /// The PostgreSQL schema holding this catalog's tables.
+    public let schema: String
+
+    /// The key of the transaction-level advisory lock every writer of this catalog takes:
+    /// FNV-1a (64 bits) of `attachmentstore.catalog.<schema>`, the same in every process.
+    public let writeLockKey: Int64
+
+    /// The ids of the migrations, in order (the same ids as the SQLite catalog's), as recorded in
+    /// the catalog's `schemaMigration(id)` table.
+    public static var migrationIDs: [String] { PostgresCatalogSchema.migrations.map(\.id) }
+
+    private let pool: ConnectionPool
+    private let threadPool: NIOThreadPool
+    private let writeGate = WriteGate()
+    private let logger: Logger
+
+    private init(url: CatalogURL, connections: Int, logger: Logger) {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password,
+            database: url.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = [("search_path", url.schema)]
+        self.schema = url.schema
+        self.writeLockKey = url.writeLockKey
+        self.logger = logger
+        self.pool = ConnectionPool(
+            configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            capacity: connections, logger: logger)
+        self.threadPool = NIOThreadPool(numberOfThreads: connections)
+        self.threadPool.start()
+    }
+
+    /// Opens the catalog at `url` (`postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]`;
+    /// a schema name is 1–63 of `a-z`, `0-9`, `_`, not starting with a digit or `pg_`), creating
+    /// its schema when missing and applying the migrations it lacks (see ``migrate()``).
+    /// - Parameter connections: the most connections (and transaction threads) it uses, at least 1.
+    /// - Throws: ``SQLDatabaseError``: `.other` for a malformed URL or refused login,
+    ///   `.unavailable` when PostgreSQL cannot be reached.
+    public static func connect(url: String, logger: Logger, connections: Int = 4) async throws -> PostgresCatalogDatabase {
+        let parsed = try CatalogURL(url)
+        let database = PostgresCatalogDatabase(url: parsed, connections: max(1, connections), logger: logger)
+        do {
+            try await database.migrate()
+        } catch {
+            await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// Closes the connections and stops the transaction threads, after the transactions running
+    /// now have finished. Transactions started afterwards throw `.unavailable`.
+    public func close() async {
+        try? await threadPool.shutdownGracefully()
+        await pool.close()
+    }
+
+    /// Creates the schema if missing and applies the migrations the catalog lacks, all in one
+    /// transaction under the catalog's write lock, so servers starting together apply each once.
+    /// - Returns: the ids it applied, in order; empty when the catalog was up to date.
+    /// - Throws: ``SQLDatabaseError``.
+    @discardableResult
+    public func migrate() async throws -> [String] {
+        let schema = self.schema
+        return try await write { transaction in
+            if try transaction.queryOne("SELECT 1 FROM pg_namespace WHERE nspname = ?", [.text(schema)]) == nil {
+                try transaction.execute("CREATE SCHEMA \(schema)")
+            }
+            try transaction.execute("CREATE TABLE IF NOT EXISTS schemaMigration (id TEXT PRIMARY KEY)")
+            let applied = Set(try transaction.query("SELECT id FROM schemaMigration", []).map { try $0.requiredString("id") })
+            var applying: [String] = []
+            for migration in PostgresCatalogSchema.migrations where !applied.contains(migration.id) {
+                for statement in migration.statements { try transaction.execute(statement) }
+                try transaction.execute("INSERT INTO schemaMigration (id) VALUES (?)", [.text(migration.id)])
+                applying.append(migration.id)
+            }
+            return applying
+        }
+    }
+
+    /// Runs `body` in a transaction no other writer of this catalog overlaps, in any process:
+    /// `BEGIN`, `pg_advisory_xact_lock(writeLockKey)`, body, `COMMIT`; `ROLLBACK` when it throws.
+    /// - Throws: what `body` throws, or ``SQLDatabaseError``.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        let key = writeLockKey
+        return try await writeGate.withGate {
+            try await self.run(begin: "BEGIN", then: { try $0.control("SELECT pg_advisory_xact_lock($1)", [.integer(key)]) }, body)
+        }
+    }
+
+    /// Runs `body` on one snapshot: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, body,
+    /// `COMMIT`. Writing statements fail (SQLSTATE 25006, `.other`).
+    /// - Throws: what `body` throws, or ``SQLDatabaseError``.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        try await run(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", then: { _ in }, body)
+    }
+
+    /// PostgreSQL enforces the catalog's constraints itself, so this only reports what could
+    /// still be wrong: attachments whose note or blob row is missing, image entries whose blob
+    /// row is missing, blob contents without a blob row (all forbidden by foreign keys, so
+    /// found only if those were dropped or disabled), constraints in the catalog's schema left
+    /// `NOT VALID`, and invalid indexes (left by a failed `CREATE INDEX CONCURRENTLY`).
+    /// Empty when healthy.
+    /// - Throws: ``SQLDatabaseError``.
+    public func integrityProblems() async throws -> [String] {
+        try await read { transaction in
+            var problems: [String] = []
+            for row in try transaction.query("SELECT a.id FROM attachment a LEFT JOIN note n ON n.id = a.noteId WHERE n.id IS NULL ORDER BY a.id", []) {
+                problems.append("attachment \(try row.requiredString("id")) refers to a missing note")
+            }
+            for row in try transaction.query("SELECT a.id FROM attachment a LEFT JOIN blob b ON b.hash = a.blobHash WHERE b.hash IS NULL ORDER BY a.id", []) {
+                problems.append("attachment \(try row.requiredString("id")) refers to a missing blob")
+            }
+            for row in try transaction.query("SELECT i.key FROM imageEntry i LEFT JOIN blob b ON b.hash = i.blobHash WHERE b.hash IS NULL ORDER BY i.key", []) {
+                problems.append("image entry \(try row.requiredString("key")) refers to a missing blob")
+            }
+            for row in try transaction.query("SELECT c.hash FROM blobContent c LEFT JOIN blob b ON b.hash = c.hash WHERE b.hash IS NULL ORDER BY c.hash", []) {
+                problems.append("blob content \(try row.requiredString("hash")) has no blob row")
+            }
+            for row in try transaction.query("""
+                SELECT c.conname::text AS name, t.relname::text AS tablename FROM pg_constraint c
+                JOIN pg_class t ON t.oid = c.conrelid
+                WHERE c.connamespace = current_schema()::regnamespace AND NOT c.convalidated ORDER BY 1
+                """, []) {
+                problems.append("constraint \(try row.requiredString("name")) on \(try row.requiredString("tablename")) is not validated")
+            }
+            for row in try transaction.query("""
+                SELECT c.relname::text AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                WHERE c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid ORDER BY 1
+                """, []) {
+                problems.append("index \(try row.requiredString("name")) is invalid")
+            }
+            return problems
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs one transaction on a transaction thread.
+    private func run<T: Sendable>(
+        begin: String,
+        then prologue: @escaping @Sendable (PostgresTransaction) throws -> Void,
+        _ body: @escaping @Sendable (any SQLTransaction) throws -> T
+    ) async throws -> T {
+        let pool = self.pool
+        let logger = self.logger
+        do {
+            return try await threadPool.runIfActive {
+                try Self.transaction(pool: pool, logger: logger, begin: begin, prologue: prologue, body: body)
+            }
+        } catch let error as NIOThreadPoolError.ThreadPoolInactive {
+            throw PostgresErrors.classify(error)
+        }
+    }
+
+    /// Blocking: acquire a connection, begin, run `prologue` and `body`, commit or roll back,
+    /// release the connection (discarded if it failed at the connection level).
+    private static func transaction<T>(
+        pool: ConnectionPool, logger: Logger, begin: String,
+        prologue: (PostgresTransaction) throws -> Void,
+        body: (any SQLTransaction) throws -> T
+    ) throws -> T {
+        var transaction: PostgresTransaction
+        var retried = false
+        while true {
+            let (connection, reused) = try pool.acquire()
+            transaction = PostgresTransaction(connection: connection, logger: logger)
+            do {
+                try transaction.control(begin)
+                break
+            } catch {
+                pool.release(connection, healthy: !transaction.broken)
+                // A connection that died while idle (a restarted server): nothing ran, try anew once.
+                if reused, transaction.broken, !retried {
+                    retried = true
+                    continue
+                }
+                throw error
+            }
+        }
+        let value: T
+        do {
+            try prologue(transaction)
+            value = try body(transaction)
+        } catch {
+            var healthy = !transaction.broken
+            if healthy {
+                do { try transaction.control("ROLLBACK") } catch { healthy = false }
+            }
+            pool.release(transaction.connection, healthy: healthy)
+            throw error
+        }
+        do {
+            try transaction.control("COMMIT")
+        } catch {
+            pool.release(transaction.connection, healthy: !transaction.broken)
+            throw error
+        }
+        pool.release(transaction.connection, healthy: true)
+        return value
+    }
+}

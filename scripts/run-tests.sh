@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# run-tests.sh: every test, then the store's own suite again against each other backend.
+# Run under scripts/with-services.sh (the Makefile's `test` target does), which starts the
+# local S3 store and PostgreSQL and exports their variables. Expects `swift build --build-tests`.
+#
+#   1. swift test                      every target; the store suite on files + SQLite
+#   2. ATTACH_TEST_BLOBS=s3            the store suite with originals in S3
+#   3. ATTACH_TEST_CATALOG=postgres    the store suite with its catalog in PostgreSQL and
+#      ATTACH_TEST_BLOBS=s3            originals in S3 (the scale-out backend)
+#
+# Stops at the first failing pass and exits with its status.
+set -euo pipefail
+swift=${SWIFT:-swift}
+echo "== pass 1 of 3: every test (store suite on files + SQLite)"
+"$swift" test --skip-build
+echo "== pass 2 of 3: the store suite with originals in S3"
+ATTACH_TEST_BLOBS=s3 "$swift" test --skip-build --filter AttachmentStoreTests
+echo "== pass 3 of 3: the store suite on PostgreSQL + S3"
+ATTACH_TEST_CATALOG=postgres ATTACH_TEST_BLOBS=s3 "$swift" test --skip-build --filter AttachmentStoreTests
