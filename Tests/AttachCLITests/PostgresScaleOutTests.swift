@@ -52,20 +52,8 @@ struct PostgresScaleOutTests {
         let photos = try Corpus.files(in: "fifty").prefix(12).map { (name: $0.lastPathComponent, data: try Data(contentsOf: $0)) }
 
         let deadline = ContinuousClock.now + .seconds(ScaleOutTests.seconds)
-        async let collections = Self.collectGarbageUntil(deadline, folder: folders[1], backend: backend)
-        let uploads = try await withThrowingTaskGroup(of: [(id: String, hash: String)].self) { group in
-            for client in 0..<ScaleOutTests.clients {
-                let server = servers[client % servers.count]
-                group.addTask {
-                    var acknowledged: [(id: String, hash: String)] = []
-                    while ContinuousClock.now < deadline {
-                        acknowledged += try await ConcurrentWritersTests.upload(photos, count: 1, to: note, on: server)
-                    }
-                    return acknowledged
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
+        async let collections = ScaleOutTests.collectGarbageUntil(deadline, store: folders[1], backend: backend)
+        let uploads = try await ScaleOutTests.uploadUntil(deadline, photos: photos, to: note, on: servers)
         let gcRuns = try await collections
         #expect(uploads.count >= ScaleOutTests.clients)
 
@@ -138,17 +126,5 @@ struct PostgresScaleOutTests {
         #expect(Set(listed?.compactMap { $0["id"] as? String } ?? []) == Set((before + after).map(\.id)))
         await server.stop()
         #expect(try await Attach.run(["verify"] + backend, store: folder).exitCode == 0)
-    }
-
-    /// Runs `attach gc --grace 0` on `folder`'s server until `deadline`; returns the runs.
-    static func collectGarbageUntil(_ deadline: ContinuousClock.Instant, folder: URL, backend: [String]) async throws -> Int {
-        var runs = 0
-        while ContinuousClock.now < deadline {
-            let outcome = try await Attach.run(["gc", "--grace", "0"] + backend, store: folder)
-            #expect(outcome.exitCode == 0, "gc: \(outcome.stderr)")
-            runs += 1
-            try await Task.sleep(for: .milliseconds(300))
-        }
-        return runs
     }
 }

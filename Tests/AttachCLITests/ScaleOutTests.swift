@@ -41,20 +41,8 @@ struct ScaleOutTests {
         let photos = try Corpus.files(in: "fifty").prefix(12).map { (name: $0.lastPathComponent, data: try Data(contentsOf: $0)) }
 
         let deadline = ContinuousClock.now + .seconds(Self.seconds)
-        async let collections = Self.collectGarbageUntil(deadline, store: store, blobs: blobs)
-        let uploads = try await withThrowingTaskGroup(of: [(id: String, hash: String)].self) { group in
-            for client in 0..<Self.clients {
-                let server = servers[client % servers.count]
-                group.addTask {
-                    var acknowledged: [(id: String, hash: String)] = []
-                    while ContinuousClock.now < deadline {
-                        acknowledged += try await ConcurrentWritersTests.upload(photos, count: 1, to: note, on: server)
-                    }
-                    return acknowledged
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
+        async let collections = Self.collectGarbageUntil(deadline, store: store, backend: ["--blobs", blobs])
+        let uploads = try await Self.uploadUntil(deadline, photos: photos, to: note, on: servers)
         let gcRuns = try await collections
         #expect(uploads.count >= Self.clients, "every client got uploads through")
 
@@ -117,11 +105,31 @@ struct ScaleOutTests {
         #expect(try await Attach.run(["verify", "--blobs", blobs], store: store).exitCode == 0)
     }
 
-    /// Runs `attach gc --grace 0` again and again until `deadline`; returns how many runs passed.
-    static func collectGarbageUntil(_ deadline: ContinuousClock.Instant, store: URL, blobs: String) async throws -> Int {
+    /// ``clients`` clients, spread over `servers`, each uploading photos one after another until
+    /// `deadline`; returns every acknowledged upload with the hash of the bytes sent.
+    static func uploadUntil(_ deadline: ContinuousClock.Instant, photos: [(name: String, data: Data)], to note: String,
+                            on servers: [ServerProcess]) async throws -> [(id: String, hash: String)] {
+        try await withThrowingTaskGroup(of: [(id: String, hash: String)].self) { group in
+            for client in 0..<clients {
+                let server = servers[client % servers.count]
+                group.addTask {
+                    var acknowledged: [(id: String, hash: String)] = []
+                    while ContinuousClock.now < deadline {
+                        acknowledged += try await ConcurrentWritersTests.upload(photos, count: 1, to: note, on: server)
+                    }
+                    return acknowledged
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    /// Runs `attach gc --grace 0 BACKEND…` on `store` again and again until `deadline`; returns
+    /// how many runs passed.
+    static func collectGarbageUntil(_ deadline: ContinuousClock.Instant, store: URL, backend: [String]) async throws -> Int {
         var runs = 0
         while ContinuousClock.now < deadline {
-            let outcome = try await Attach.run(["gc", "--grace", "0", "--blobs", blobs], store: store)
+            let outcome = try await Attach.run(["gc", "--grace", "0"] + backend, store: store)
             #expect(outcome.exitCode == 0, "gc: \(outcome.stderr)")
             runs += 1
             try await Task.sleep(for: .milliseconds(300))
