@@ -4,16 +4,19 @@
 # local S3 store and PostgreSQL and exports their variables. Expects `swift build --build-tests`.
 #
 #   1. swift test                      every target; the store suite on files + SQLite
-#   2. ATTACH_TEST_BLOBS=s3            the store suite with originals in S3
-#   3. ATTACH_TEST_CATALOG=postgres    the store suite with its catalog in PostgreSQL and
+#   2. ATTACH_TEST_BLOBS=directory     the store suite with originals in a directory outside the store
+#   3. ATTACH_TEST_BLOBS=s3            the store suite with originals in S3
+#   4. ATTACH_TEST_CATALOG=postgres    the store suite with its catalog in PostgreSQL and
 #      ATTACH_TEST_BLOBS=s3            originals in S3 (the scale-out backend)
 #
 # Stops at the first failing pass and exits with its status.
 set -euo pipefail
 swift=${SWIFT:-swift}
-echo "== pass 1 of 3: every test (store suite on files + SQLite)"
+echo "== pass 1 of 4: every test (store suite on files + SQLite)"
 "$swift" test --skip-build
-echo "== pass 2 of 3: the store suite with originals in S3"
+echo "== pass 2 of 4: the store suite with originals in a directory outside the store"
+ATTACH_TEST_BLOBS=directory "$swift" test --skip-build --filter AttachmentStoreTests
+echo "== pass 3 of 4: the store suite with originals in S3"
 ATTACH_TEST_BLOBS=s3 "$swift" test --skip-build --filter AttachmentStoreTests
-echo "== pass 3 of 3: the store suite on PostgreSQL + S3"
+echo "== pass 4 of 4: the store suite on PostgreSQL + S3"
 ATTACH_TEST_CATALOG=postgres ATTACH_TEST_BLOBS=s3 "$swift" test --skip-build --filter AttachmentStoreTests

@@ -3,7 +3,8 @@ import Foundation
 import S3Client
 
 /// Where a store keeps its originals, as `--blobs` and `ATTACH_BLOBS` say it: `files` (the
-/// default: content-addressed files in the store folder) or
+/// default: content-addressed files in the store folder), `file:///PATH` (a directory outside
+/// it, such as a filesystem several servers mount) or
 /// `s3://BUCKET[/PREFIX]?endpoint=URL[&region=REGION]` (an S3 bucket; credentials from
 /// `S3_ACCESS_KEY` and `S3_SECRET_KEY`, region from `S3_REGION` when the URL has none).
 ///
@@ -14,6 +15,8 @@ import S3Client
 public enum BlobStorageLocation: Sendable, Equatable, CustomStringConvertible {
     /// Files in the store folder.
     case files
+    /// Files in a directory outside the store folder (``DirectoryBlobObjectStore``).
+    case directory(URL)
     /// Objects in an S3 bucket under `prefix`.
     case s3(S3Configuration, prefix: String)
 
@@ -27,8 +30,15 @@ public enum BlobStorageLocation: Sendable, Equatable, CustomStringConvertible {
             self = .files
             return
         }
+        if let url = URL(string: text), url.scheme?.lowercased() == "file" {
+            guard url.path.hasPrefix("/"), url.path.count > 1, url.query == nil else {
+                throw BlobStorageLocationError(text: text, reason: "expected file:///ABSOLUTE/PATH")
+            }
+            self = .directory(URL(filePath: url.path, directoryHint: .isDirectory))
+            return
+        }
         guard var components = URLComponents(string: text), components.scheme?.lowercased() == "s3" else {
-            throw BlobStorageLocationError(text: text, reason: "expected `files` or s3://BUCKET[/PREFIX]?endpoint=http://HOST:PORT")
+            throw BlobStorageLocationError(text: text, reason: "expected `files`, file:///PATH or s3://BUCKET[/PREFIX]?endpoint=http://HOST:PORT")
         }
         let prefix = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         components.path = ""
@@ -45,10 +55,11 @@ public enum BlobStorageLocation: Sendable, Equatable, CustomStringConvertible {
         try BlobStorageLocation(parsing: environment[environmentKey] ?? "", environment: environment)
     }
 
-    /// The object store this location names; `nil` for files.
+    /// The object store this location names; `nil` for files in the store folder.
     public func objectStore() -> (any BlobObjectStore)? {
         switch self {
         case .files: nil
+        case .directory(let url): DirectoryBlobObjectStore(directory: url)
         case .s3(let configuration, let prefix): S3BlobObjectStore(client: S3Client(configuration: configuration), prefix: prefix)
         }
     }
@@ -57,6 +68,7 @@ public enum BlobStorageLocation: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .files: "files"
+        case .directory(let url): "file://" + url.path(percentEncoded: false)
         case .s3(let configuration, let prefix): "s3://\(configuration.bucket)/\(prefix) at \(configuration.endpoint.absoluteString)"
         }
     }

@@ -8,7 +8,7 @@ import Logging
 ///
 /// With `ATTACH_TEST_BLOBS=s3` in the environment (and the `S3_*` variables of a running S3
 /// server, as `make test` sets them), every fixture keeps its originals in that S3 bucket under
-/// a prefix of its own; with `ATTACH_TEST_CATALOG=postgres` (and `ATTACH_TEST_POSTGRES`, the URL
+/// a prefix of its own (`ATTACH_TEST_BLOBS=directory`: in a directory of its own outside the store); with `ATTACH_TEST_CATALOG=postgres` (and `ATTACH_TEST_POSTGRES`, the URL
 /// of a running PostgreSQL), its catalog lives in a PostgreSQL schema of its own. So the store's
 /// whole test suite runs against each backend unchanged.
 public struct StoreFixture: Sendable {
@@ -24,7 +24,7 @@ public struct StoreFixture: Sendable {
         directory = try TemporaryDirectory(label)
         var configuration = configuration
         if configuration.objectStore == nil, configuration.blobPlacement == .files {
-            configuration.objectStore = try Self.testObjectStore(label: label)
+            configuration.objectStore = try Self.testObjectStore(label: label, beside: directory.appending("shared-blobs"))
         }
         if configuration.catalogDatabase == nil, Self.usesPostgres {
             configuration.catalogDatabase = try await Self.testCatalog(label: label)
@@ -69,7 +69,7 @@ public struct StoreFixture: Sendable {
         try? FileManager.default.removeItem(at: storeURL.appending(path: "cache/blobs"))
     }
 
-    /// Whether this test run keeps originals in an object store (`ATTACH_TEST_BLOBS=s3`).
+    /// Whether this test run keeps originals in an object store (`ATTACH_TEST_BLOBS=s3` or `directory`).
     public static var usesObjectStore: Bool {
         let value = ProcessInfo.processInfo.environment["ATTACH_TEST_BLOBS"] ?? ""
         return !value.isEmpty && value != "files"
@@ -93,8 +93,12 @@ public struct StoreFixture: Sendable {
 
     /// The object store for a new test store: `nil` unless ``usesObjectStore``; else the S3
     /// bucket of the `S3_*` variables under a prefix no other store uses.
-    public static func testObjectStore(label: String) throws -> (any BlobObjectStore)? {
+    /// For `ATTACH_TEST_BLOBS=directory`, the objects go into `sharedDirectory`.
+    public static func testObjectStore(label: String, beside sharedDirectory: URL) throws -> (any BlobObjectStore)? {
         guard usesObjectStore else { return nil }
+        if ProcessInfo.processInfo.environment["ATTACH_TEST_BLOBS"] == "directory" {
+            return DirectoryBlobObjectStore(directory: sharedDirectory)
+        }
         let prefix = "test-\(label)-\(UUID().uuidString.lowercased().prefix(12))"
         guard case .s3(let configuration, _) = try BlobStorageLocation(parsing: "s3://\(try bucket())") else { return nil }
         return BlobStorageLocation.s3(configuration, prefix: prefix).objectStore()

@@ -62,8 +62,13 @@ struct BlobStore: Sendable {
         switch placement {
         case .catalog: return try installInCatalog(staged, in: db)
         case .objectStore: return keepLocalCopy(of: staged)
-        case .files: break
+        case .files: return try installFile(staged)
         }
+    }
+
+    /// Renames a staged blob into `blobs/` (synced, read-only) unless the same content is
+    /// already there. Blocks.
+    func installFile(_ staged: StagedBlob) throws(AttachmentStore.Error) -> Installation {
         let destination = path(for: staged.hash)
         if isPresent(staged) { return .alreadyPresent }
         try staged.makeDurable()
