@@ -41,8 +41,8 @@ run: deps
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
-	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory fuzz-short
+	$(MAKE) --no-print-directory browser-test
 
 ## services: start the local S3 store used by the tests and print its env lines
 ## (`set -a; eval "$$(make -s services)"; set +a`, then `swift test --filter S3`); services-stop stops it
