@@ -38,8 +38,13 @@ public struct S3BlobObjectStore: BlobObjectStore {
         }
         guard upload.sha256 == hash.rawValue, upload.size == byteCount else {
             // What was sent is not the blob; make sure nothing keeps it under this name.
-            try? await client.deleteObject(key: upload.key)
-            throw BlobObjectStoreError.corrupt(hash, reason: "the upload sent \(upload.size) bytes hashing to \(upload.sha256)")
+            var reason = "the upload sent \(upload.size) bytes hashing to \(upload.sha256)"
+            do {
+                try await client.deleteObject(key: upload.key)
+            } catch {
+                reason += "; deleting that object failed too (\(error)), `attach gc` removes it once S3 answers"
+            }
+            throw BlobObjectStoreError.corrupt(hash, reason: reason)
         }
     }
 

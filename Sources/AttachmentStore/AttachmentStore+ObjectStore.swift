@@ -48,11 +48,17 @@ extension AttachmentStore {
     }
 
     /// Undoes an upload whose referencing transaction failed: releases the claim and deletes the
-    /// object unless something else now holds or records it. A failure here leaves the object
-    /// to `gc`.
+    /// object unless something else now holds or records it. A failure here is logged and leaves
+    /// the object to `gc` (the caller reports the transaction's own error).
     func abandon(_ claim: UploadClaim, of hash: BlobHash) async {
         await releaseLease(on: hash, holder: claim.holder)
-        if claim.uploaded { _ = try? await deleteUnclaimedObject(hash) }
+        guard claim.uploaded else { return }
+        do {
+            _ = try await deleteUnclaimedObject(hash)
+        } catch {
+            configuration.logger.warning("an uploaded object nothing references stays until gc removes it",
+                                         metadata: ["blob": "\(hash)", "error": "\(error)"])
+        }
     }
 
     /// Deletes the object of `hash` under a deletion claim, unless the catalog has a row for it
@@ -75,9 +81,14 @@ extension AttachmentStore {
         return true
     }
 
-    /// Ends a claim, ignoring failure: an unreleased claim expires on its own.
+    /// Ends a claim; a failure is logged, not thrown: an unreleased claim expires on its own.
     func releaseLease(on hash: BlobHash, holder: String) async {
-        _ = try? await catalog.write { db in try BlobLease.release(hash, holder: holder, in: db) }
+        do {
+            try await catalog.write { db in try BlobLease.release(hash, holder: holder, in: db) }
+        } catch {
+            configuration.logger.warning("a blob claim could not be released; it expires on its own",
+                                         metadata: ["blob": "\(hash)", "error": "\(error)"])
+        }
     }
 
     /// Downloads the object of `hash` into `cache/blobs/`, checking that it hashes to its name
@@ -105,7 +116,12 @@ extension AttachmentStore {
             }
             return path
         } catch {
-            _ = try? await BlockingPool.run { try POSIXFile.remove(partial) }
+            do {
+                try await BlockingPool.run { try POSIXFile.remove(partial) }
+            } catch let cleanup {
+                configuration.logger.warning("a partial download stays in cache/ (derived data, safe to delete)",
+                                             metadata: ["path": "\(partial)", "error": "\(cleanup)"])
+            }
             if case BlobObjectStoreError.missing = error { throw Error.blobMissing(hash) }
             throw Self.objectStoreError(error, operation: "download blob \(hash.short)", location: objectStore.location)
         }

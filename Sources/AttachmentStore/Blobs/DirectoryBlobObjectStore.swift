@@ -69,7 +69,14 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
 
     public func size(of hash: BlobHash) async throws -> Int64? {
         let path = files.path(for: hash)
-        return try await BlockingPool.run { (try? POSIXFile.status(path)).flatMap { $0.map { Int64($0.st_size) } } }
+        let location = self.location
+        return try await BlockingPool.run {
+            do throws(SystemError) {
+                return try POSIXFile.status(path).map { Int64($0.st_size) }
+            } catch {
+                throw BlobObjectStoreError.unavailable(operation: "look up blob \(hash.short)", location: location, reason: error.reason)
+            }
+        }
     }
 
     public func delete(_ hash: BlobHash) async throws {
