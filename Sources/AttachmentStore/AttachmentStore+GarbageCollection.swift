@@ -8,10 +8,10 @@ extension AttachmentStore {
     /// Removes blobs nothing references, blob files the catalog does not know (left by a crash),
     /// and temporary files of dead ingests — each only once older than `grace`.
     ///
-    /// Safe while other processes use the store: a temporary file whose ingest is alive is
-    /// locked and never touched (nor, for ``emptyTemporaryFileGrace``, one still empty: its
-    /// ingest may be between creating and locking it), and blobs are removed inside a catalog write transaction that
-    /// rechecks they are unreferenced, so no concurrent ingest can start referencing one.
+    /// Safe while other processes use the store: a temporary file whose writer is alive is
+    /// locked and never touched (nor, for ``creatingTemporaryFileGrace``, one still being
+    /// created), and blobs are removed inside a catalog write transaction that rechecks they
+    /// are unreferenced, so no concurrent ingest can start referencing one.
     /// - Parameters:
     ///   - grace: how old garbage must be before it goes (default one hour; `.zero` for now).
     ///   - dryRun: report what would go, remove nothing.
@@ -31,16 +31,16 @@ extension AttachmentStore {
         return report
     }
 
-    /// How old an empty, unlocked temporary file must be before `gc` removes it, whatever the
-    /// grace period: a new ingest creates its file and locks it a moment later, and an empty
-    /// file in between is not yet dead. One minute; an ingest writes its first bytes only after
-    /// taking the lock, so a file with bytes and no lock is dead at once.
-    static let emptyTemporaryFileGrace: TimeInterval = 60
+    /// How old a temporary file still being created (named with
+    /// ``POSIXFile/unlockedCreationSuffix``: made, not yet locked) must be before `gc` removes
+    /// it, whatever the grace period. One minute. Every other temporary file is locked by its
+    /// writer from the moment it has its name, so an unlocked one is dead at once.
+    static let creatingTemporaryFileGrace: TimeInterval = 60
 
     private func collectTemporaryFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
         let directory = layout.temporaryPath
         let dryRun = report.dryRun
-        let emptyCutoff = min(cutoff, Date().addingTimeInterval(-Self.emptyTemporaryFileGrace))
+        let creatingCutoff = min(cutoff, Date().addingTimeInterval(-Self.creatingTemporaryFileGrace))
         let (count, bytes, kept) = try await BlockingPool.run { () -> (Int, Int64, Int) in
             var (count, bytes, kept) = (0, Int64(0), 0)
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
@@ -53,7 +53,8 @@ extension AttachmentStore {
                 var info = stat()
                 guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
                 let modified = BlobFileScan.modificationDate(info)
-                guard modified < cutoff, info.st_size > 0 || modified < emptyCutoff else { kept += 1; continue }
+                let creating = name.hasSuffix(POSIXFile.unlockedCreationSuffix)
+                guard modified < (creating ? creatingCutoff : cutoff) else { kept += 1; continue }
                 if !dryRun { try POSIXFile.remove(path) }
                 count += 1
                 bytes += Int64(info.st_size)

@@ -71,13 +71,33 @@ extension AttachmentStore {
     /// - Throws: ``Error/imageUnreadable(_:reason:)`` when the bytes are not such an image.
     public func storeThumbnail(_ data: Data, for attachment: Attachment, maxPixelSize: Int? = nil) async throws {
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
-        let probe = layout.temporaryPath + "/peer-thumbnail-\(UUID().uuidString).part"
+        let name = "peer-thumbnail-\(UUID().uuidString).part"
+        let directory = layout.temporaryPath
         let header: ImageHeader
         do {
             header = try await BlockingPool.run {
-                defer { unlink(probe) }
-                guard FileManager.default.createFile(atPath: probe, contents: data) else {
-                    throw ImagingError.unreadable(path: probe, reason: "cannot write a temporary file")
+                let probe = directory + "/" + name
+                let fd: Int32
+                do throws(SystemError) {
+                    fd = try POSIXFile.createLocked(named: name, in: directory)
+                } catch {
+                    throw ImagingError.unreadable(path: probe, reason: "cannot create a temporary file (\(error.reason))")
+                }
+                // Removed before it is unlocked, so no gc ever finds it unlocked.
+                defer {
+                    unlink(probe)
+                    close(fd)
+                }
+                let failure = data.withUnsafeBytes { bytes -> SystemError? in
+                    do throws(SystemError) {
+                        try POSIXFile.writeAll(fd, bytes)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure {
+                    throw ImagingError.unreadable(path: probe, reason: "cannot write a temporary file (\(failure.reason))")
                 }
                 return try ImageProbe.header(ofFileAt: probe)
             }

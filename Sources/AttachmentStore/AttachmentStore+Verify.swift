@@ -102,7 +102,34 @@ extension AttachmentStore {
         _ hash: BlobHash, in objectStore: any BlobObjectStore,
         judge: @escaping @Sendable (BlobHash, Int64) -> (VerificationReport.Damage.Kind, String)?
     ) async throws -> (VerificationReport.Damage.Kind, String)? {
-        let path = layout.temporaryPath + "/verify-" + UUID().uuidString.lowercased()
+        let name = "verify-" + UUID().uuidString.lowercased()
+        let path = layout.temporaryPath + "/" + name
+        // Locked for as long as it exists, so a concurrent gc leaves it alone.
+        let lock = try await BlockingPool.run { [layout] () throws -> Int32 in
+            do throws(SystemError) {
+                return try POSIXFile.createLocked(named: name, in: layout.temporaryPath)
+            } catch {
+                throw Error.writeFailed(path: layout.root, reason: error.reason)
+            }
+        }
+        let outcome: Result<(VerificationReport.Damage.Kind, String)?, any Swift.Error>
+        do {
+            outcome = .success(try await Self.downloadAndJudge(hash, from: objectStore, into: path, judge: judge))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Removed before it is unlocked, so no gc ever finds it unlocked.
+        _ = try? await BlockingPool.run {
+            unlink(path)
+            close(lock)
+        }
+        return try outcome.get()
+    }
+
+    private static func downloadAndJudge(
+        _ hash: BlobHash, from objectStore: any BlobObjectStore, into path: String,
+        judge: @escaping @Sendable (BlobHash, Int64) -> (VerificationReport.Damage.Kind, String)?
+    ) async throws -> (VerificationReport.Damage.Kind, String)? {
         do {
             try await objectStore.download(hash, toFile: path)
         } catch BlobObjectStoreError.missing {
@@ -114,7 +141,6 @@ extension AttachmentStore {
             throw AttachmentStore.Error.objectStore(error)
         }
         return try await BlockingPool.run {
-            defer { unlink(path) }
             do {
                 let (actual, size) = try BlobFileScan.hash(fileAt: path)
                 return judge(actual, size)

@@ -21,17 +21,15 @@ struct CrashConsistencyTests {
             let offset = (round * 7) % photos.count
             let files = Array(photos[offset...] + photos[..<offset])
             let child = try Attach.start(["import", "--json", "--new-note", "round \(round)"] + files, store: store)
-            if round.isMultiple(of: 3) {
-                // Every third round is killed after its first acknowledgement, at a random moment
-                // of a later import, so acknowledged imports exist however slow the machine is.
-                let deadline = ContinuousClock.now + .seconds(60)
-                while !child.stdoutSoFar.contains("\"imported\""), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(5))
-                }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &generator)))
-            } else {
-                try await Task.sleep(for: .milliseconds(Int.random(in: 30...900, using: &generator)))
+            // Each round is killed after a random number of acknowledgements (none, in some
+            // rounds), a random instant later, while later files are still to come — so kills
+            // land midway however fast or slow the machine is.
+            let acknowledgementsBeforeKill = round.isMultiple(of: 4) ? 0 : Int.random(in: 1...(files.count - 10), using: &generator)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while Attach.importedLines(child.stdoutSoFar).count < acknowledgementsBeforeKill, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
             }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000, using: &generator)))
             child.kill()
             let outcome = await child.wait()
             if outcome.signal == SIGKILL { killedMidway += 1 }
@@ -59,7 +57,8 @@ struct CrashConsistencyTests {
         let after = try await opened.verify()
         #expect(after.isClean)
         #expect(after.unreferencedFiles == 0)
-        #expect(after.temporaryFiles == 0)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.appending(path: "tmp").path(percentEncoded: false))
+        #expect(after.temporaryFiles == 0, "left in tmp/: \(leftovers)")
     }
 
     @Test("two processes importing into one store at once lose nothing")

@@ -1,5 +1,9 @@
 @testable import AttachmentStore
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 
@@ -8,28 +12,87 @@ import TestSupport
 /// the instant between the ingest creating the file and locking it).
 @Suite("Garbage collection beside live ingests")
 struct GarbageCollectionRaceTests {
-    @Test("gc with no grace leaves an empty unlocked temporary file alone and removes dead ones")
-    func emptyTemporaryFileSurvivesUntilItsGrace() async throws {
+    @Test("gc with no grace leaves a file still being created alone and removes unlocked ones at once")
+    func fileBeingCreatedSurvivesUntilItsGrace() async throws {
         let fixture = try await StoreFixture()
         let temporary = fixture.storeURL.appending(path: "tmp")
-        // An ingest that has created its file but not yet locked it: empty, unlocked, new.
-        let starting = temporary.appending(path: "ingest-starting.part")
+        // A file made but not yet locked and named (file systems without unnamed files).
+        let starting = temporary.appending(path: "ingest-starting.part" + POSIXFile.unlockedCreationSuffix)
         try Data().write(to: starting)
         // A crashed ingest: bytes, no lock.
         let dead = temporary.appending(path: "ingest-dead.part")
         try Data(repeating: 7, count: 4096).write(to: dead)
-        // A crash between creating and locking, long ago: empty, unlocked, two minutes old.
-        let stale = temporary.appending(path: "ingest-stale.part")
+        // An ingest killed after its file was named and locked, before its first byte.
+        let killedEarly = temporary.appending(path: "ingest-killed-early.part")
+        try Data().write(to: killedEarly)
+        // A crash while creating, long ago: two minutes old.
+        let stale = temporary.appending(path: "ingest-stale.part" + POSIXFile.unlockedCreationSuffix)
         try Data().write(to: stale)
         let twoMinutesAgo = Date().addingTimeInterval(-120)
         try FileManager.default.setAttributes([.modificationDate: twoMinutesAgo], ofItemAtPath: stale.path(percentEncoded: false))
 
         let report = try await fixture.store.collectGarbage(olderThan: .zero)
-        #expect(FileManager.default.fileExists(atPath: starting.path(percentEncoded: false)), "the starting ingest keeps its file")
-        #expect(!FileManager.default.fileExists(atPath: dead.path(percentEncoded: false)))
-        #expect(!FileManager.default.fileExists(atPath: stale.path(percentEncoded: false)))
-        #expect(report.temporaryFiles == 2)
+        #expect(FileManager.default.fileExists(atPath: starting.path(percentEncoded: false)), "the file being created stays")
+        for gone in [dead, killedEarly, stale] {
+            #expect(!FileManager.default.fileExists(atPath: gone.path(percentEncoded: false)), "\(gone.lastPathComponent) is removed")
+        }
+        #expect(report.temporaryFiles == 3)
         #expect(report.keptInGracePeriod == 1)
+    }
+
+    @Test("a locked temporary file survives gc with no grace, and its name cannot be taken twice")
+    func lockedTemporaryFilesSurviveGarbageCollection() async throws {
+        let fixture = try await StoreFixture()
+        let temporary = fixture.storeURL.appending(path: "tmp").path(percentEncoded: false)
+        let fd = try POSIXFile.createLocked(named: "verify-in-progress", in: temporary)
+        defer { close(fd) }
+        let bytes: [UInt8] = Array(repeating: 1, count: 1000)
+        try bytes.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
+        let report = try await fixture.store.collectGarbage(olderThan: .zero)
+        #expect(report.temporaryFiles == 0)
+        #expect(FileManager.default.fileExists(atPath: temporary + "/verify-in-progress"))
+        #expect((try? POSIXFile.createLocked(named: "verify-in-progress", in: temporary)) == nil, "the name is taken")
+    }
+
+    @Test("an ingest's temporary file is never seen unlocked while its ingest lives")
+    func ingestFilesAreLockedFromTheirFirstInstant() async throws {
+        let fixture = try await StoreFixture()
+        let temporary = fixture.storeURL.appending(path: "tmp").path(percentEncoded: false)
+        let creating = Atomic<Bool>(true)
+        let started = Atomic<Bool>(false)
+        // Another "process" looking at tmp/ the way gc does, as fast as it can.
+        let watcher = Task {
+            try await BlockingPool.run { () -> (looked: Int, unlocked: Set<String>) in
+                var (looked, unlocked) = (0, Set<String>())
+                started.store(true, ordering: .releasing)
+                // One last look after creation ends, when every writer is still alive.
+                var lastLook = false
+                while !lastLook {
+                    lastLook = !creating.load(ordering: .acquiring)
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
+                        let fd = open(temporary + "/" + name, O_RDONLY | O_CLOEXEC)
+                        guard fd >= 0 else { continue }
+                        looked += 1
+                        if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlocked.insert(name) }
+                        close(fd)
+                    }
+                }
+                return (looked, unlocked)
+            }
+        }
+        while !started.load(ordering: .acquiring) { await Task.yield() }
+        // Before unnamed files, about one run in three saw a file between creation and lock.
+        var writers: [BlobWriter] = []
+        for _ in 0..<1000 {
+            writers.append(try BlobWriter(temporaryDirectory: temporary, storePath: fixture.storeURL.path(percentEncoded: false)))
+            await Task.yield()
+        }
+        creating.store(false, ordering: .releasing)
+        let (looked, unlocked) = try await watcher.value
+        #expect(looked >= 1000)
+        #expect(unlocked.isEmpty, "seen unlocked: \(unlocked.prefix(5))")
+        for writer in writers { writer.abort() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
     }
 
     @Test("an ingest racing gc with no grace never loses its temporary file")

@@ -26,14 +26,17 @@ final class BlobWriter: Sendable {
     private let storePath: String
     private let state: Mutex<State?>
 
-    /// Creates and locks a new temporary file in `temporaryDirectory`. Blocks.
+    /// Creates a new temporary file in `temporaryDirectory`, locked from the moment it has a
+    /// name. Blocks.
     init(temporaryDirectory: String, storePath: String) throws(AttachmentStore.Error) {
-        let path = temporaryDirectory + "/ingest-" + AttachmentID.make().rawValue + ".part"
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw .writeFailed(path: storePath, reason: SystemError("create temporary file").reason)
+        let name = "ingest-" + AttachmentID.make().rawValue + ".part"
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try POSIXFile.createLocked(named: name, in: temporaryDirectory)
+        } catch {
+            throw .writeFailed(path: storePath, reason: error.reason)
         }
-        flock(fd, LOCK_EX)
+        let path = temporaryDirectory + "/" + name
         self.temporaryPath = path
         self.storePath = storePath
         self.state = Mutex(State(fd: fd))

@@ -31,12 +31,7 @@ public final class BlobDownload: Sendable {
         self.hash = hash
         self.expectedSize = expectedSize
         self.path = store.layout.temporaryPath + "/fetch-\(hash.rawValue).part"
-        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            Glibc.close(fd)
-            throw AttachmentStore.Error.writeFailed(path: path, reason: "another download of this blob is in progress")
-        }
+        let fd = try Self.openPartial(path, in: store.layout.temporaryPath, name: "fetch-\(hash.rawValue).part")
         var info = stat()
         fstat(fd, &info)
         var offset = Int64(info.st_size)
@@ -51,6 +46,31 @@ public final class BlobDownload: Sendable {
     }
 
     deinit { close() }
+
+    /// Opens and locks the partial file of an earlier, cut transfer, or creates it locked.
+    private static func openPartial(_ path: String, in directory: String, name: String) throws -> Int32 {
+        for _ in 0..<3 {
+            let existing = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            if existing >= 0 {
+                guard flock(existing, LOCK_EX | LOCK_NB) == 0 else {
+                    Glibc.close(existing)
+                    throw AttachmentStore.Error.writeFailed(path: path, reason: "another download of this blob is in progress")
+                }
+                return existing
+            }
+            guard errno == ENOENT else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
+            do throws(SystemError) {
+                let created = try POSIXFile.createLocked(named: name, in: directory)
+                // New and empty: appending and writing at the end are the same.
+                return created
+            } catch where error.code == EEXIST {
+                continue  // another process created it meanwhile: open theirs
+            } catch {
+                throw AttachmentStore.Error.writeFailed(path: path, reason: error.reason)
+            }
+        }
+        throw AttachmentStore.Error.writeFailed(path: path, reason: "another download of this blob is in progress")
+    }
 
     /// Bytes received so far, the resumed part included.
     public var receivedBytes: Int64 { received.withLock { $0 } }
