@@ -39,7 +39,10 @@ peak_mb() { # peak_mb COMMAND...: runs it under peak-rss, prints its peak RSS in
 # results: one line per measurement: WORKLOAD STRATEGY MEASURE VALUE
 results=$scratch/results.txt
 : > "$results"
-record() { echo "$1 $2 $3 $4" >> "$results"; }
+record() { # record WORKLOAD STRATEGY MEASURE VALUE; an empty value is a failed measure
+  [ -n "${4:-}" ] || die "no value for $3 of $2 on workload $1"
+  echo "$1 $2 $3 $4" >> "$results"
+}
 
 say "strategies: ${strategies[*]}; $runs run(s); $count photos per workload"
 for ((r = 1; r <= runs; r++)); do
