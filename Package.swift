@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentPostgresTests",
             dependencies: [
-                "AttachmentPostgres", "CatalogSQL",
+                "AttachmentPostgres", "CatalogSQL", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -119,9 +119,14 @@ extension AttachmentStore {
             outcome = .failure(error)
         }
         // Removed before it is unlocked, so no gc ever finds it unlocked.
-        _ = try? await BlockingPool.run {
-            unlink(path)
-            close(lock)
+        do {
+            try await BlockingPool.run {
+                defer { close(lock) }
+                try POSIXFile.remove(path)
+            }
+        } catch {
+            configuration.logger.warning("verify's copy of an object stays in tmp/ until gc removes it",
+                                         metadata: ["path": "\(path)", "error": "\(error)"])
         }
         return try outcome.get()
     }

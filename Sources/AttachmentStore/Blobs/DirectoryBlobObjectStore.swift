@@ -57,12 +57,18 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
         try await BlockingPool.run {
             do throws(SystemError) {
                 try Self.copy(source, to: path)
-            } catch where error.code == ENOENT && (try? POSIXFile.status(source)) ?? nil == nil {
-                unlink(path)
-                throw BlobObjectStoreError.missing(hash)
             } catch {
                 unlink(path)
-                throw BlobObjectStoreError.unavailable(operation: "download blob \(hash.short)", location: location, reason: error.reason)
+                var reason = error.reason
+                if error.code == ENOENT {
+                    // Missing only when the object itself is gone, not the directory we write to.
+                    switch Result(catching: { () throws(SystemError) in try POSIXFile.status(source) }) {
+                    case .success(nil): throw BlobObjectStoreError.missing(hash)
+                    case .success: break
+                    case .failure(let lookup): reason = lookup.reason
+                    }
+                }
+                throw BlobObjectStoreError.unavailable(operation: "download blob \(hash.short)", location: location, reason: reason)
             }
         }
     }

@@ -60,9 +60,8 @@ public final class BlobDownload: Sendable {
             }
             guard errno == ENOENT else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
             do throws(SystemError) {
-                let created = try POSIXFile.createLocked(named: name, in: directory)
-                // New and empty: appending and writing at the end are the same.
-                return created
+                // New and empty, so writing at its end needs no O_APPEND.
+                return try POSIXFile.createLocked(named: name, in: directory)
             } catch where error.code == EEXIST {
                 continue  // another process created it meanwhile: open theirs
             } catch {

@@ -3,6 +3,7 @@ import CatalogSQL
 import Foundation
 import Logging
 import Testing
+import TestSupport
 
 /// The PostgreSQL server `scripts/with-services.sh` starts, as the environment describes it.
 enum PostgresTestEnvironment {
@@ -80,19 +81,7 @@ enum PostgresTestEnvironment {
     }
 
     /// A loopback TCP port nothing listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound, "no free port")
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try LoopbackPort.free() }
 
     /// The port of the test server's URL.
     static func port() throws -> Int {
