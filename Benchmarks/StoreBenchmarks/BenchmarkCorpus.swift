@@ -7,7 +7,7 @@ enum BenchmarkCorpus {
         let path: String
         var description: String {
             "StoreBenchmarks: the corpus file \(path) is missing. Build the corpus with `make corpus`, "
-                + "or set ATTACH_CORPUS to a corpus folder (see shared/corpus/README.md)."
+                + "or set ATTACH_CORPUS to a corpus folder (see scripts/corpus/README.md)."
         }
     }
 
