@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         // The HTTP server (issue 4). swift-configuration support is left out: nothing reads it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        // Bearer tokens and login sessions for `attach serve` (issue 12).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -105,6 +107,7 @@ let package = Package(
             dependencies: [
                 "AttachmentStore", "AttachmentSync", "CatalogSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,15 +1,23 @@
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 
-/// The per-request context of every route: Hummingbird's core storage plus JSON coders that
-/// read and write dates as ISO 8601.
-public struct AppRequestContext: RequestContext {
+/// The per-request context of every route: Hummingbird's core storage, who the request was
+/// authenticated as, its login session, and JSON coders that read and write dates as ISO 8601.
+public struct AppRequestContext: RequestContext, AuthRequestContext, SessionRequestContext {
     /// Hummingbird's own per-request storage (logger, route, parameters).
     public var coreContext: CoreRequestContextStorage
+    /// Who the request proved to be (bearer token or session), set by the authenticators;
+    /// `nil` for an anonymous request.
+    public var identity: Principal?
+    /// The login session loaded from the request's cookie, if any.
+    public let sessions: SessionContext<LoginSession>
 
     /// Creates the context for one request.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.identity = nil
+        self.sessions = SessionContext()
     }
 
     /// JSON request bodies (note edits) are small; anything bigger than 1 MiB is refused.

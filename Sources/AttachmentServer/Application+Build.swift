@@ -31,7 +31,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "attach"
         ),
-        services: [StoreDrainService(store: dependencies.store)] + dependencies.syncServices(),
+        services: [StoreDrainService(store: dependencies.store), dependencies.sessions.storage] + dependencies.syncServices(),
         onServerRunning: { channel in
             await onRunning?(channel.localAddress?.port ?? configuration.port)
         },
@@ -60,7 +60,9 @@ extension ServerDependencies {
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
-            thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher
+            thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher,
+            sessions: LoginSessions(lifetime: configuration.sessionLifetime,
+                                    secureCookie: configuration.publicURL?.scheme?.lowercased() == "https")
         )
     }
 
@@ -76,21 +78,42 @@ extension ServerDependencies {
 
 /// The router with every route and middleware. Separate from ``buildApplication(_:)`` so tests
 /// can list its routes against the OpenAPI document.
+///
+/// Order matters: the host check refuses a foreign `Host` before anything else looks at the
+/// request; the authenticators only record who a request is; each group's ``RequireAccess``
+/// decides, on the matched route, whether that is enough.
 func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let tokens = dependencies.tokens
     router.add(middleware: RequestLogMiddleware(metrics: dependencies.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())
-    router.add(middleware: SameOriginWritesMiddleware())
-    router.add(middleware: TokenMiddleware(token: dependencies.configuration.token))
+    router.add(middleware: HostCheckMiddleware(allowed: dependencies.allowedHosts))
+    router.add(middleware: SameOriginWritesMiddleware(publicURL: dependencies.configuration.publicURL))
+    router.add(middleware: dependencies.sessions.middleware)
+    router.add(middleware: BearerAuthenticator(tokens: tokens))
+    router.add(middleware: dependencies.sessions.authenticator)
 
-    let api = router.group("api")
+    // Open to anyone: the health check and the login page with its own files.
+    let open = router.group()
+    SystemRoutes(dependencies: dependencies).registerPublic(on: open)
+    LoginRoutes(dependencies: dependencies).register(on: open)
+
+    // The JSON API, metrics and the API document: the full scope, 401 without it.
+    let api = router.group("api").add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
     NoteRoutes(dependencies: dependencies).register(on: api)
     AttachmentRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
-    SystemRoutes(dependencies: dependencies).register(on: router)
-    SyncRoutes(dependencies: dependencies).register(on: router)
-    WebUIRoutes(dependencies: dependencies).register(on: router)
+    let system = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
+    SystemRoutes(dependencies: dependencies).registerProtected(on: system)
+
+    // The peer protocol: the sync scope (or full).
+    let sync = router.group().add(middleware: RequireAccess(scope: .syncRead, tokens: tokens, refusal: .unauthorized))
+    SyncRoutes(dependencies: dependencies).register(on: sync)
+
+    // The web UI's pages: the full scope, or off to the login page.
+    let pages = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .loginPage))
+    WebUIRoutes(dependencies: dependencies).register(on: pages)
     return router
 }

@@ -24,9 +24,24 @@ public struct ServerConfiguration: Sendable {
     /// Where the store's originals live when not in the store folder (an S3 bucket, shared by
     /// several servers on one backend). Default `nil`: files in ``storeDirectory``.
     public var objectStore: (any BlobObjectStore)?
-    /// The bearer token every write request must carry; `nil` means writes are open.
-    /// Required when ``host`` is not a loopback address.
+    /// The token that grants everything (``AccessScope/full``). When set, every route but
+    /// `/health` and the login page needs credentials: `Authorization: Bearer TOKEN`, or the
+    /// session cookie a browser gets by logging in with it at `/login`. `nil` means the server
+    /// is open, which ``validate()`` allows on loopback only.
     public var token: String?
+    /// A token for peers that grants ``AccessScope/syncRead`` only (`/sync/*`, `/blobs/*`); it
+    /// cannot browse, write or log in. Needs ``token``. Default none.
+    public var syncToken: String?
+    /// Host names (or addresses) the server answers to besides loopback, `localhost`, the bound
+    /// address and ``publicURL``'s host; a request naming any other `Host` is refused with 421
+    /// before routing (the defence against DNS rebinding). Default none.
+    public var allowedHosts: [String] = []
+    /// The address people use to reach the server when it is not the bound one (for example
+    /// `https://photos.example.com` behind a reverse proxy): its host is allowed, its origin may
+    /// write, and when it is `https` the session cookie is `Secure`. Default `nil`.
+    public var publicURL: URL?
+    /// How long a login session lasts. Default 7 days.
+    public var sessionLifetime: Duration = .seconds(7 * 24 * 3600)
     /// The largest upload accepted, in bytes; larger ones are answered with 413. Default 256 MiB.
     public var maxUploadBytes: Int64 = 256 << 20
     /// How long a connection may send nothing while a request (head or body) is awaited before
@@ -74,6 +89,19 @@ public struct ServerConfiguration: Sendable {
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
         guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
         if let token, token.isEmpty { throw .emptyToken }
+        if let syncToken {
+            guard !syncToken.isEmpty else { throw .emptyToken }
+            guard token != nil else { throw .syncTokenWithoutToken }
+            guard syncToken != token else { throw .syncTokenEqualsToken }
+        }
+        if let publicURL {
+            guard ["http", "https"].contains(publicURL.scheme?.lowercased() ?? ""), publicURL.host(percentEncoded: false)?.isEmpty == false
+            else { throw .invalidPublicURL(publicURL.absoluteString) }
+        }
+        for name in allowedHosts where AllowedHosts.host(ofAuthority: name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) == nil {
+            throw .invalidAllowedHost(name)
+        }
+        guard sessionLifetime > .zero else { throw .invalidDuration(name: "session lifetime") }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
         for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),
                                  ("upload rate window", uploadRateWindow)] where duration <= .zero {
@@ -85,18 +113,23 @@ public struct ServerConfiguration: Sendable {
 
     /// Whether `host` only accepts connections from this machine.
     public static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased()
-        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        AllowedHosts.isLoopback(AllowedHosts.normalized(host))
     }
 
     /// A configuration `attach serve` refuses to start with, with what to do about it.
     public enum Problem: Error, Equatable, CustomStringConvertible {
         /// Binding beyond loopback without a token would let anyone on the network write.
         case tokenRequired(host: String)
-        /// `--token ""`.
+        /// `--token ""` or `--sync-token ""`.
         case emptyToken
+        /// A sync token on a server without a full token, which would be open anyway.
+        case syncTokenWithoutToken
+        /// The sync token is the full token, so it would grant everything.
+        case syncTokenEqualsToken
+        /// The public URL is not an `http` or `https` URL with a host.
+        case invalidPublicURL(String)
+        /// An allowed host is not a host name or address.
+        case invalidAllowedHost(String)
         /// The port is not in 0...65535.
         case invalidPort(Int)
         /// The upload limit is not positive.
@@ -113,9 +146,17 @@ public struct ServerConfiguration: Sendable {
             switch self {
             case .tokenRequired(let host):
                 return "refusing to listen on \(host) without a token: anyone who can reach it could change the store; "
-                    + "pass --token SECRET (clients send `Authorization: Bearer SECRET` on writes) or bind 127.0.0.1"
+                    + "pass --token SECRET (clients send `Authorization: Bearer SECRET`, browsers log in at /login) or bind 127.0.0.1"
             case .emptyToken:
-                return "the token is empty; pass a non-empty --token or leave it out"
+                return "the token is empty; pass a non-empty --token (or --sync-token) or leave it out"
+            case .syncTokenWithoutToken:
+                return "--sync-token needs --token: without a full token the server is open to everyone on loopback anyway"
+            case .syncTokenEqualsToken:
+                return "--sync-token must differ from --token, or it would grant everything"
+            case .invalidPublicURL(let url):
+                return "public URL \(url) must be an http:// or https:// URL with a host, for example https://photos.example.com"
+            case .invalidAllowedHost(let name):
+                return "allowed host \(name) is not a host name or address; give a name like photos.example.com or an address like 192.168.1.10"
             case .invalidPort(let port):
                 return "port \(port) is out of range; use 0...65535"
             case .invalidUploadLimit(let limit):

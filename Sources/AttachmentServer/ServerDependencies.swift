@@ -20,4 +20,13 @@ struct ServerDependencies: Sendable {
     let fetcher: BlobFetcher?
     /// Blob bytes served to peers.
     let syncCounters = SyncCounters()
+
+    /// The tokens the server accepts.
+    var tokens: AccessTokens { AccessTokens(full: configuration.token, syncRead: configuration.syncToken) }
+    /// The host names the server answers to.
+    var allowedHosts: AllowedHosts {
+        AllowedHosts(bindHost: configuration.host, publicURL: configuration.publicURL, extra: configuration.allowedHosts)
+    }
+    /// The login sessions of browsers.
+    let sessions: LoginSessions
 }

@@ -62,12 +62,20 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
         ServerError(.unprocessableContent, code: code, message: message)
     }
 
-    /// 401: a write without the configured token.
+    /// 401: the server has a token and the request brought no valid credentials.
     static let unauthorized = ServerError(
         .unauthorized, code: "unauthorized",
-        message: "this server needs a token for writes: send `Authorization: Bearer <token>`",
+        message: "this server needs credentials: send `Authorization: Bearer <token>`, or log in at /login",
         headers: [.wwwAuthenticate: "Bearer realm=\"attach\""]
     )
+
+    /// 403: valid credentials whose scope does not cover this route (a sync-only token
+    /// browsing or writing).
+    static func insufficientScope(_ scope: AccessScope) -> ServerError {
+        ServerError(.forbidden, code: "insufficient_scope",
+                    message: "these credentials allow \(scope.rawValue) only; this needs the server's full token",
+                    headers: [.wwwAuthenticate: "Bearer realm=\"attach\", error=\"insufficient_scope\""])
+    }
 
     /// 405: the path exists but not with this method.
     static func methodNotAllowed(_ method: HTTPRequest.Method) -> ServerError {

@@ -65,6 +65,8 @@ struct StoreLayout: Sendable {
             guard entries.isEmpty else {
                 throw .notAStore(path: root, reason: "the directory is not empty; choose an empty or new one")
             }
+            // An empty folder becomes a store: its owner's alone, like one the store creates.
+            guard chmod(root, 0o700) == 0 else { throw .writeFailed(path: root, reason: SystemError("chmod \(root)").reason) }
         }
         do throws(SystemError) {
             for path in [root, blobsPath, temporaryPath] {

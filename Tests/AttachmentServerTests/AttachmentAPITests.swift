@@ -238,7 +238,7 @@ struct ReplaceDataErrorTests {
             let response = try await client.execute(uri: uri, method: .put, headers: headers, body: body)
             #expect(response.status.code == status)
             #expect(JSON.errorCode(response) == code)
-            let unchanged = try JSON.decode(AttachmentResource.self, try await client.execute(uri: "/api/attachments/\(photo.id)", method: .get))
+            let unchanged = try JSON.decode(AttachmentResource.self, try await client.execute(uri: "/api/attachments/\(photo.id)", method: .get, headers: auth))
             #expect(unchanged.hash == photo.hash)
         }
     }

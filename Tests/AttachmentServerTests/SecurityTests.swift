@@ -21,8 +21,8 @@ struct SecurityTests {
         }
     }
 
-    @Test("with a token, writes without it are 401 and reads stay open")
-    func tokenGuardsWrites() async throws {
+    @Test("with a token, writes and reads without it are 401")
+    func tokenGuardsWritesAndReads() async throws {
         try await ServerFixture(token: "s3cret").test { client in
             let anonymous = try await client.execute(uri: "/api/notes", method: .post, headers: JSON.headers, body: JSON.body(["title": "x"]))
             #expect(anonymous.status == .unauthorized)
@@ -34,7 +34,8 @@ struct SecurityTests {
             var right = JSON.headers
             right[.authorization] = "Bearer s3cret"
             let note = try await client.createNote(headers: right)
-            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .get, headers: [.authorization: "Bearer s3cret"]).status == .ok)
             #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .delete).status == .unauthorized)
             #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .patch, headers: JSON.headers, body: JSON.body(["title": "y"])).status == .unauthorized)
             let upload = try await client.execute(

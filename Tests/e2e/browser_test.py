@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Real-browser test of the web UI: Debian's chromium driven by selenium through chromedriver.
 
-Starts `attach serve` on a free loopback port over a fresh store, then, as a person would:
-creates a note; imports two corpus photos through the file input and waits for both progress
+Starts `attach serve` with a token on a free loopback port over a fresh store, then, as a person
+would: is sent to the login page, is refused with a wrong token, logs in with the right one (and
+the token is then nowhere in web storage, the page or script-readable cookies); creates a note; imports two corpus photos through the file input and waits for both progress
 bars and both thumbnails; types into the note body while a 16 MB upload is in flight (upload
 throttled through DevTools so that it is) and checks the text was saved; double-clicks a
 thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
@@ -16,6 +17,7 @@ Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -46,7 +48,10 @@ def find_browser():
 class Server:
     """`attach serve` in a child process on a free port, logging to a file."""
 
-    def __init__(self, binary, store, log_path, options=()):
+    def __init__(self, binary, store, log_path, options=(), token=None):
+        self.token = token
+        if token:
+            options = [*options, "--token", token]
         self.log = open(log_path, "w")
         self.process = subprocess.Popen(
             [binary, "serve", "--store", store, "--port", "0", *options],
@@ -59,8 +64,9 @@ class Server:
         self.url = f"http://127.0.0.1:{match.group(1)}"
 
     def get_json(self, path):
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         try:
-            with urllib.request.urlopen(self.url + path, timeout=30) as response:
+            with urllib.request.urlopen(urllib.request.Request(self.url + path, headers=headers), timeout=30) as response:
                 return response.status, json.load(response)
         except urllib.error.HTTPError as error:
             return error.code, json.load(error)
@@ -125,6 +131,25 @@ class BrowserTest:
                        ".filter(i => i.complete && i.naturalWidth > 0).length")
 
     # -- steps -----------------------------------------------------------------------------------
+    def log_in(self):
+        """The server has a token: the notes page sends the browser to the login form, which takes
+        the token once and leaves only an HttpOnly session cookie behind."""
+        self.driver.get(self.server.url + "/")
+        self.wait(lambda d: "/login" in d.current_url, "the login page")
+        field = self.driver.find_element(By.ID, "token")
+        field.send_keys("not-the-token")
+        field.submit()
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, ".login-error"), "the wrong token to be refused")
+        self.shot("00-login-refused")
+        field = self.driver.find_element(By.ID, "token")
+        field.send_keys(self.server.token)
+        field.submit()
+        self.wait(lambda d: d.find_elements(By.ID, "new-note"), "the notes page after logging in")
+        stored = self.js("return JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])")
+        assert self.server.token not in stored, f"the token is in web storage: {stored}"
+        assert "attach_session" not in self.js("return document.cookie"), "the session cookie is readable by scripts"
+        assert self.server.token not in self.driver.page_source, "the token is in the page"
+
     def create_note(self):
         self.driver.get(self.server.url + "/")
         self.wait(lambda d: d.find_element(By.ID, "new-note"), "the notes page")
@@ -254,7 +279,7 @@ class BrowserTest:
         # thumbnail is asked for. The first serves them at 2 MiB/s (--peer-bandwidth 2), so the
         # 16 MB original takes about 8 s to arrive: long enough to watch the ring move.
         peer = Server(self.binary, os.path.join(self.scratch, "peer-store"), os.path.join(self.output, "peer-server.log"),
-                      ["--peer", self.server.url, "--sync-interval", "0.5"])
+                      ["--peer", self.server.url, "--peer-token", self.server.token, "--sync-interval", "0.5"])
         try:
             listing = self.wait(lambda d: self.synced(peer), "the second server to pull the note")
             large = next(a for a in listing if a["filename"] == "large-16mb.jpg")
@@ -326,13 +351,14 @@ def main():
     output = os.path.abspath(sys.argv[3] if len(sys.argv) > 3 else "test-output/browser")
     os.makedirs(output, exist_ok=True)
     store = tempfile.mkdtemp(prefix="attach-browser-")
-    server = Server(binary, os.path.join(store, "store"), os.path.join(output, "server.log"), ["--peer-bandwidth", "2"])
+    server = Server(binary, os.path.join(store, "store"), os.path.join(output, "server.log"), ["--peer-bandwidth", "2"],
+                    token=secrets.token_urlsafe(24))
     print(f"browser test against {server.url}; screenshots in {output}")
     passed, failed = 0, 0
     test = None
     try:
         test = BrowserTest(server, corpus, output, binary, store)
-        steps = [test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
+        steps = [test.log_in, test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
                  test.remote_photo_arrives, test.no_console_errors, test.delete_note]
         for index, step in enumerate(steps):

@@ -1,8 +1,11 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Refuses writes (POST, PUT, PATCH, DELETE) that a browser sent from another site: when the
-/// request carries an `Origin` whose host and port differ from `Host`, or
-/// `Sec-Fetch-Site: cross-site`, it is answered 403 `cross_origin`.
+/// request says `Sec-Fetch-Site: cross-site`, or carries an `Origin` that is neither the origin
+/// the request was sent to (its `Host`, already checked against ``AllowedHosts``) nor the
+/// configured public URL's, it is answered 403 `cross_origin` and changes nothing.
 ///
 /// A plain HTML form on any web page can POST to `127.0.0.1:8080` without a preflight; this
 /// stops such cross-site requests from changing the store even when no token is configured.
@@ -11,22 +14,38 @@ struct SameOriginWritesMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let writeMethods: Set<HTTPRequest.Method> = [.post, .put, .patch, .delete]
+
+    /// `scheme://host[:port]` of the public URL, lowercased, if one is configured.
+    let publicOrigin: String?
+
+    init(publicURL: URL?) {
+        publicOrigin = publicURL.flatMap(Self.origin(of:))
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if TokenMiddleware.writeMethods.contains(request.method), Self.isCrossSite(request) {
+        if Self.writeMethods.contains(request.method), isCrossSite(request) {
             throw ServerError(.forbidden, code: "cross_origin", message: "writes from another site are refused")
         }
         return try await next(request, context)
     }
 
     /// Whether a browser says this request comes from another site.
-    static func isCrossSite(_ request: Request) -> Bool {
-        if request.headers[secFetchSite]?.lowercased() == "cross-site" { return true }
-        guard let origin = request.headers[.origin] else { return false }
-        guard let host = request.head.authority else { return true }
-        let originHost = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
-        return originHost?.lowercased() != host.lowercased()
+    func isCrossSite(_ request: Request) -> Bool {
+        if request.headers[Self.secFetchSite]?.lowercased() == "cross-site" { return true }
+        guard let origin = request.headers[.origin]?.lowercased() else { return false }
+        if let publicOrigin, origin == publicOrigin { return false }
+        guard let host = request.head.authority?.lowercased() else { return true }
+        let originAuthority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
+        return originAuthority != host
+    }
+
+    /// `scheme://host[:port]` of `url`, lowercased, with the port only when it is not the scheme's default.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased() else { return nil }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = scheme == "https" ? 443 : 80
+        guard let port = url.port, port != defaultPort else { return "\(scheme)://\(shownHost)" }
+        return "\(scheme)://\(shownHost):\(port)"
     }
 }
-
-import HTTPTypes

@@ -7,7 +7,7 @@ struct AttachmentRoutes {
     let dependencies: ServerDependencies
     private var store: AttachmentStore { dependencies.store }
 
-    func register(on api: RouterGroup<AppRequestContext>) {
+    func register(on api: some RouterMethods<AppRequestContext>) {
         api.get("notes/:id/attachments", use: list)
         api.post("notes/:id/attachments", use: upload)
         api.get("attachments/:id", use: show)

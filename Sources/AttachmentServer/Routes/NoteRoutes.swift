@@ -10,7 +10,7 @@ struct NoteRoutes {
     /// The largest page a client may ask for.
     static let maximumLimit = 200
 
-    func register(on api: RouterGroup<AppRequestContext>) {
+    func register(on api: some RouterMethods<AppRequestContext>) {
         api.get("notes", use: list)
         api.post("notes", use: create)
         api.get("notes/:id", use: show)

@@ -12,7 +12,7 @@ import Hummingbird
 struct OriginalRoute {
     let dependencies: ServerDependencies
 
-    func register(on api: RouterGroup<AppRequestContext>) {
+    func register(on api: some RouterMethods<AppRequestContext>) {
         api.get("attachments/:id/original", use: original)
     }
 

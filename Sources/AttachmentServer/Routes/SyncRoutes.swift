@@ -5,11 +5,12 @@ import Hummingbird
 
 /// The peer side of sync: `GET /sync/changes` (records, never bytes), `GET /sync/status`, and
 /// `GET|HEAD /blobs/sha256/{hash}` (bytes by content hash, with `Range` for resumption).
-/// All of them need the bearer token when the server has one.
+/// When the server has a token, all of them need credentials of scope ``AccessScope/syncRead``
+/// (the sync token) or ``AccessScope/full``.
 struct SyncRoutes {
     let dependencies: ServerDependencies
 
-    func register(on router: Router<AppRequestContext>) {
+    func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("sync/changes", use: changes)
         router.get("sync/status", use: status)
         router.get("blobs/sha256/:hash", use: blob)

@@ -4,8 +4,17 @@ import Hummingbird
 struct SystemRoutes {
     let dependencies: ServerDependencies
 
-    func register(on router: Router<AppRequestContext>) {
+    /// What anyone may read: `/health` and the login page's own static files.
+    func registerPublic(on router: some RouterMethods<AppRequestContext>) {
         router.get("health", use: health)
+        for name in LoginPage.assetNames.sorted() {
+            router.get(RouterPath("static/\(name)")) { request, _ in try self.serve(name, request: request) }
+        }
+    }
+
+    /// What needs credentials when the server has a token: metrics, the API document and the
+    /// other static files.
+    func registerProtected(on router: some RouterMethods<AppRequestContext>) {
         router.get("metrics", use: metrics)
         router.get("openapi.yaml", use: openAPI)
         router.get("static/:name", use: asset)
@@ -36,6 +45,11 @@ struct SystemRoutes {
     @Sendable func asset(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
         guard name != "openapi.yaml" else { throw ServerError.notFound("no file \(name)") }
+        return try serve(name, request: request)
+    }
+
+    /// Static file `name`, cacheable for good when the address names its current version.
+    private func serve(_ name: String, request: Request) throws -> Response {
         let versioned = request.uri.queryParameters.get("v") == dependencies.assets[name]?.version
         return try serve(name, request: request, cacheControl: versioned ? "public, max-age=31536000, immutable" : "no-cache")
     }

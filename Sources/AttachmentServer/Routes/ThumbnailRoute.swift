@@ -13,7 +13,7 @@ import Hummingbird
 struct ThumbnailRoute {
     let dependencies: ServerDependencies
 
-    func register(on api: RouterGroup<AppRequestContext>) {
+    func register(on api: some RouterMethods<AppRequestContext>) {
         api.get("attachments/:id/thumbnail", use: thumbnail)
     }
 

@@ -5,7 +5,7 @@ import Hummingbird
 struct WebUIRoutes {
     let dependencies: ServerDependencies
 
-    func register(on router: Router<AppRequestContext>) {
+    func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("/", use: home)
         router.get("notes/:id", use: note)
     }

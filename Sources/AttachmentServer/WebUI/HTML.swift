@@ -17,8 +17,9 @@ enum HTML {
         return result
     }
 
-    /// A complete page: the shared head (stylesheet, deferred script, viewport) around `body`.
-    static func page(title: String, assets: StaticAssets, bodyClass: String, body: String) -> String {
+    /// A complete page: the shared head (stylesheet, deferred script unless `script` is false,
+    /// viewport) around `body`.
+    static func page(title: String, assets: StaticAssets, bodyClass: String, script: Bool = true, body: String) -> String {
         """
         <!doctype html>
         <html lang="en">
@@ -28,7 +29,7 @@ enum HTML {
         <title>\(escape(title))</title>
         <link rel="stylesheet" href="\(assets.url("app.css"))">
         <link rel="icon" href="\(assets.url("icon.svg"))" type="image/svg+xml">
-        <script src="\(assets.url("app.js"))" defer></script>
+        \(script ? "<script src=\"\(assets.url("app.js"))\" defer></script>" : "")
         </head>
         <body class="\(bodyClass)">
         \(body)

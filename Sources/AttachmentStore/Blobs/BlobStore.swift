@@ -75,7 +75,7 @@ struct BlobStore: Sendable {
         do throws(SystemError) {
             let directory = String(destination[..<destination.lastIndex(of: "/")!])
             try POSIXFile.makeDirectories(directory)
-            if let fd = staged.fileDescriptor { fchmod(fd, 0o444) }
+            if let fd = staged.fileDescriptor { fchmod(fd, 0o400) }
             guard rename(staged.temporaryPath, destination) == 0 else { throw SystemError("rename") }
             try POSIXFile.syncDirectory(directory)
             return .installed

@@ -120,7 +120,7 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw SystemError("open \(source)") }
         defer { close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("open \(destination)") }
         defer { close(output) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)

@@ -23,6 +23,10 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        // A new catalog is made private (0600) before SQLite opens it; SQLite gives its -wal and
+        // -shm files the catalog's mode.
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try CatalogSchema.migrator.migrate(pool)

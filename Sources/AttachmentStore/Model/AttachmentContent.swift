@@ -51,7 +51,7 @@ public struct AttachmentContent: Sendable {
         let reader = try BlobFileReader(path: source, hash: expected)
         defer { reader.close() }
         let partial = target + ".attach-partial-\(getpid())"
-        let output = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o644)
+        let output = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o666)  // a copy for the user: their umask decides
         guard output >= 0 else { throw AttachmentStore.Error.writeFailed(path: target, reason: SystemError("open").reason) }
         var hasher = SHA256()
         do {

@@ -48,13 +48,14 @@ enum POSIXFile {
         try sync(fd)
     }
 
-    /// Creates `path` and any missing parents (mode 0755), syncing each parent that gained an entry.
+    /// Creates `path` and any missing parents (mode 0700: a store's folders are its owner's
+    /// alone), syncing each parent that gained an entry.
     static func makeDirectories(_ path: String) throws(SystemError) {
         var isDirectory = stat()
         if stat(path, &isDirectory) == 0, (isDirectory.st_mode & S_IFMT) == S_IFDIR { return }
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !parent.isEmpty { try makeDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
         if !parent.isEmpty { try syncDirectory(parent) }
     }
 

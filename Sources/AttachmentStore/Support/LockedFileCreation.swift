@@ -19,7 +19,7 @@ extension POSIXFile {
     /// - Throws: ``SystemError``; its code is `EEXIST` when `name` is already taken.
     static func createLocked(named name: String, in directory: String) throws(SystemError) -> Int32 {
         let path = directory + "/" + name
-        let unnamed = open(directory, temporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+        let unnamed = open(directory, temporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
         if unnamed >= 0 {
             // The lock belongs to the open file, so it already holds when the file gets its name.
             flock(unnamed, LOCK_EX)
@@ -40,7 +40,7 @@ extension POSIXFile {
     /// (`link`, which never replaces a file) and drops the first.
     private static func createLockedUnderSecondName(_ path: String) throws(SystemError) -> Int32 {
         let creating = path + unlockedCreationSuffix
-        let fd = open(creating, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        let fd = open(creating, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SystemError("create \(creating)") }
         flock(fd, LOCK_EX)
         guard link(creating, path) == 0 else {

@@ -43,7 +43,7 @@ struct ThumbnailDiskCache: Sendable {
         let folder = String(path[..<path.lastIndex(of: "/")!])
         try POSIXFile.makeDirectories(folder)
         let partial = path + ".part-\(UUID().uuidString.prefix(8))"
-        let fd = open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        let fd = open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SystemError("open \(partial)") }
         do {
             defer { close(fd) }

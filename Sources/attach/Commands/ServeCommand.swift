@@ -11,8 +11,11 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the web UI and the JSON API (default http://127.0.0.1:8080).",
         discussion: """
             Creates the store when the folder is missing or empty. Stops gracefully on SIGINT or
-            SIGTERM: requests in flight, uploads included, finish first. Listening beyond
-            loopback needs --token; writes must then send `Authorization: Bearer TOKEN`.
+            SIGTERM: requests in flight, uploads included, finish first. With --token every
+            route but /health and the login page needs credentials: `Authorization: Bearer
+            TOKEN`, or the session cookie a browser gets by logging in at /login. Listening
+            beyond loopback needs --token. Requests naming a Host other than loopback,
+            localhost, the bound address, --public-url or an --allowed-host are refused (421).
             """
     )
 
@@ -24,9 +27,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free one).")
     var port = 8080
 
-    @Option(help: ArgumentHelp("A token every write must carry as `Authorization: Bearer TOKEN`.",
+    @Option(help: ArgumentHelp("The token every request needs (`Authorization: Bearer TOKEN`, or log in at /login).",
                                discussion: "Default: $ATTACH_TOKEN; required when --host is not loopback.", valueName: "T"))
     var token: String?
+
+    @Option(name: .customLong("sync-token"),
+            help: ArgumentHelp("A second token that allows only the peer protocol (/sync/*, /blobs/*), for peers.",
+                               discussion: "Default: $ATTACH_SYNC_TOKEN. Needs --token.", valueName: "T"))
+    var syncToken: String?
+
+    @Option(name: .customLong("allowed-host"),
+            help: ArgumentHelp("A host name this server answers to besides loopback and localhost (repeatable).", valueName: "NAME"))
+    var allowedHosts: [String] = []
+
+    @Option(name: .customLong("public-url"),
+            help: ArgumentHelp("The address people reach the server at (behind a proxy): its host is allowed, "
+                               + "its origin may write, https makes the session cookie Secure.", valueName: "URL"))
+    var publicURL: String?
+
+    @Option(name: .customLong("session-hours"), help: ArgumentHelp("How long a browser login lasts.", valueName: "HOURS"))
+    var sessionHours: Double = 168
 
     @Option(name: .customLong("max-upload"), help: ArgumentHelp("The largest upload in MiB (answered with 413 beyond).", valueName: "MIB"))
     var maxUploadMiB: Int64 = 256
@@ -74,7 +94,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.storeDirectory = storeOptions.url
         configuration.objectStore = try storeOptions.blobLocation().objectStore()
         configuration.catalogDatabase = try await storeOptions.catalogDatabase(logger: configuration.logger)
-        configuration.token = token ?? ProcessInfo.processInfo.environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let environment = ProcessInfo.processInfo.environment
+        configuration.token = token ?? environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.syncToken = syncToken ?? environment["ATTACH_SYNC_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.allowedHosts = allowedHosts
+        if let publicURL {
+            guard let url = URL(string: publicURL) else { throw ValidationError("--public-url \(publicURL) is not a URL") }
+            configuration.publicURL = url
+        }
+        guard sessionHours > 0 else { throw ValidationError("--session-hours must be positive") }
+        configuration.sessionLifetime = .seconds(Int64(sessionHours * 3600))
         configuration.maxUploadBytes = maxUploadMiB << 20
         configuration.peers = try peers.map { try Peer(parsing: $0).url }
         configuration.peerToken = peerToken

@@ -5,15 +5,12 @@
 
 (() => {
   // ---- API access -------------------------------------------------------------------------
-  const TOKEN_KEY = 'attach.token';
-  const authHeaders = () => {
-    const token = localStorage.getItem(TOKEN_KEY);
-    return token ? { Authorization: `Bearer ${token}` } : {};
-  };
-  const askForToken = () => {
-    const token = window.prompt('This server needs its access token for changes:');
-    if (token) localStorage.setItem(TOKEN_KEY, token.trim());
-    return Boolean(token);
+  // Credentials live in the server's HttpOnly session cookie, which the browser sends with every
+  // same-origin request; this script never sees or stores a token. A 401 means the session is
+  // missing or expired: go to the login page and come back here afterwards.
+  const goToLogin = () => {
+    const next = window.location.pathname + window.location.search;
+    window.location.assign(`/login?next=${encodeURIComponent(next)}`);
   };
   const errorMessage = async (response) => {
     try {
@@ -23,16 +20,16 @@
       return `HTTP ${response.status}`;
     }
   };
-  /** fetch with the token; asks for the token once when the server answers 401. */
+  /** fetch with the session cookie; a 401 leads to the login page. */
   async function api(method, url, json, options = {}) {
-    const send = () => fetch(url, {
+    const response = await fetch(url, {
       method,
-      headers: { ...authHeaders(), ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      credentials: 'same-origin',
+      headers: json === undefined ? {} : { 'Content-Type': 'application/json' },
       body: json === undefined ? undefined : JSON.stringify(json),
       ...options,
     });
-    let response = await send();
-    if (response.status === 401 && askForToken()) response = await send();
+    if (response.status === 401) goToLogin();
     if (!response.ok) throw new Error(await errorMessage(response));
     return response.status === 204 ? null : response.json();
   }
@@ -40,11 +37,9 @@
   /** Uploads one file with XMLHttpRequest (fetch has no upload progress). */
   function upload(method, url, file, onProgress) {
     return new Promise((resolve, reject) => {
-      const attempt = (retried) => {
+      const attempt = () => {
         const xhr = new XMLHttpRequest();
         xhr.open(method, `${url}?filename=${encodeURIComponent(file.name)}`);
-        const headers = authHeaders();
-        for (const name of Object.keys(headers)) xhr.setRequestHeader(name, headers[name]);
         xhr.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
         xhr.upload.addEventListener('progress', (event) => {
           if (event.lengthComputable) onProgress(event.loaded, event.total);
@@ -52,7 +47,7 @@
         xhr.addEventListener('load', () => {
           let body = null;
           try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
-          if (xhr.status === 401 && !retried && askForToken()) return attempt(true);
+          if (xhr.status === 401) goToLogin();
           if (xhr.status >= 200 && xhr.status < 300) return resolve(body);
           reject(new Error(body && body.error ? body.error.message : `HTTP ${xhr.status}`));
         });
@@ -60,7 +55,7 @@
         xhr.addEventListener('abort', () => reject(new Error('cancelled')));
         xhr.send(file);
       };
-      attempt(false);
+      attempt();
     });
   }
 
@@ -158,7 +153,7 @@
       if (!dirty) return;
       fetch(noteURL, {
         method: 'PATCH', keepalive: true,
-        headers: { ...authHeaders(), 'Content-Type': 'application/json' },
+        headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ title: title.value, body: body.value }),
       });
     });

@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+
+/// `GET /login` (the form), `POST /login` (the token for a session cookie) and `POST /logout`.
+/// These routes need no credentials: they are how a browser gets them.
+struct LoginRoutes {
+    let dependencies: ServerDependencies
+
+    /// The largest login form accepted; a token is far shorter.
+    static let maxFormBytes = 8 << 10
+
+    func register(on router: some RouterMethods<AppRequestContext>) {
+        router.get("login", use: form)
+        router.post("login", use: login)
+        router.post("logout", use: logout)
+    }
+
+    @Sendable func form(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let next = Self.safeNext(request.uri.queryParameters.get("next"))
+        guard dependencies.tokens.areRequired, context.identity == nil else { return Self.redirect(to: next) }
+        return WebUIRoutes.html(LoginPage(next: next, failed: false, assets: dependencies.assets).html)
+    }
+
+    struct Form: Decodable {
+        var token: String?
+        var next: String?
+    }
+
+    @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: Self.maxFormBytes)
+        let form: Form
+        do {
+            form = try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
+        } catch {
+            throw ServerError.badRequest("the login form must be application/x-www-form-urlencoded with a token field", code: "bad_login_form")
+        }
+        let next = Self.safeNext(form.next)
+        guard dependencies.tokens.areRequired else { return Self.redirect(to: next) }
+        guard let token = form.token, dependencies.tokens.scope(of: token) == .full else {
+            context.logger.notice("login refused: wrong token")
+            return WebUIRoutes.html(LoginPage(next: next, failed: true, assets: dependencies.assets).html, status: .unauthorized)
+        }
+        context.sessions.setSession(LoginSession(scope: .full), expiresIn: dependencies.sessions.lifetime)
+        return Self.redirect(to: next)
+    }
+
+    @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
+        context.sessions.clearSession()
+        return Self.redirect(to: "/login")
+    }
+
+    /// 303 to `path`, never cached.
+    static func redirect(to path: String) -> Response {
+        Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
+    }
+
+    /// `next` when it is a path on this server (`/…`, not `//host` or `/\host`, no control
+    /// characters), else `/`: a login link cannot send anyone to another site.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"), next.utf8.count <= 2048,
+              next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f && $0 != "\\" })
+        else { return "/" }
+        return next
+    }
+}
