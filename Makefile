@@ -6,19 +6,20 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 # Debian's python3, which sees python3-selenium (a python3 earlier on PATH may not).
 BROWSER_PYTHON ?= /usr/bin/python3
-# The test services (an S3 store) come from the shared folder beside the clone; their state
-# lives in .build/services. scripts/with-services.sh starts them, runs a command, stops them.
-SERVICES ?= $(CURDIR)/../shared/services
-WITH_SERVICES = ATTACH_SERVICES_DIR=$(SERVICES) scripts/with-services.sh
+# The test services (an S3 store and PostgreSQL) are started by the repository's own scripts in
+# scripts/services; their state lives in .build/services. scripts/with-services.sh starts them,
+# runs a command, stops them.
+SERVICES := $(CURDIR)/scripts/services
+WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test services services-stop bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short soak clean
+.PHONY: run test services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
 	@scripts/install-deps.sh
 
-## corpus: build the shared corpus of real photos into .cache/corpus (for tests and benchmarks)
+## corpus: build the corpus of real photos into .cache/corpus (scripts/corpus; for tests and benchmarks)
 corpus:
 	@scripts/build-corpus.sh
 
@@ -35,11 +36,13 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, start a local S3 store and PostgreSQL, run
-## every test, then the store's suite again on S3 and on PostgreSQL + S3 (scripts/run-tests.sh;
-## the services are stopped afterwards, pass or fail), then the real-browser test
+## test: install what is missing, build the corpus, prove the service scripts (services-selftest),
+## start a local S3 store and PostgreSQL, run every test, then the store's suite again on a blob
+## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
+## afterwards, pass or fail), then the API fuzzing pass and the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory browser-test
@@ -48,10 +51,16 @@ test: deps browser-deps corpus
 ## (`set -a; eval "$$(make -s services)"; set +a`, then `swift test --filter S3`); services-stop stops it
 services:
 	@mkdir -p .build/services
-	@$(SERVICES)/s3.sh start .build/services/s3 $${S3_PORT:-$$(cat .build/services/s3/etc/proxy.port 2>/dev/null || echo 59000)}
+	@$(SERVICES)/s3.sh start .build/services/s3 $${S3_PORT:-$$(cat .build/services/s3/port 2>/dev/null || echo 59000)}
 
 services-stop:
 	@$(SERVICES)/s3.sh stop .build/services/s3
+	@$(SERVICES)/postgres.sh stop .build/services/pg
+
+## services-selftest: start both service scripts on free ports in a temporary folder, check them
+## (psql; S3 put/get/range/multipart/list/delete, a wrong key refused), stop them
+services-selftest:
+	$(SERVICES)/selftest.sh
 
 ## fuzz: fuzz the API of a live server from its OpenAPI document with schemathesis (no 5xx, answers as documented)
 FUZZ_EXAMPLES ?= 20

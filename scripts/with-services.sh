@@ -2,8 +2,8 @@
 # with-services.sh COMMAND [ARG...]
 #
 # Starts the services the tests need — an S3 store (OpenStack Swift with s3api on 127.0.0.1,
-# through ../shared/services/s3.sh) and PostgreSQL (on 127.0.0.1, through
-# ../shared/services/postgres.sh) — runs COMMAND with their environment (S3_ENDPOINT,
+# through scripts/services/s3.sh) and PostgreSQL (on 127.0.0.1, through
+# scripts/services/postgres.sh) — runs COMMAND with their environment (S3_ENDPOINT,
 # S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET, S3_REGION; ATTACH_TEST_POSTGRES, the server's URL;
 # ATTACH_POSTGRES_SERVICE_DIR and ATTACH_POSTGRES_SERVICE_SCRIPT, so tests can stop and start
 # it) and ATTACH_REQUIRE_SERVICES=1, then stops both, also when COMMAND fails or is
@@ -14,27 +14,30 @@
 # started on. The PostgreSQL cluster (and its data) is kept across runs; tests use schemas of
 # their own.
 #
-# Environment: ATTACH_SERVICES_DIR (default ../shared/services beside the clone),
-# ATTACH_SERVICES_STATE (default .build/services), S3_PORT (default: the port recorded in
-# the state, else 59000), PG_PORT (default 55432).
+# Environment: ATTACH_SERVICES_STATE (default .build/services), S3_PORT (default: the port
+# recorded in the state, else 59000), PG_PORT (default 55432).
+#
+# To run the tests against a PostgreSQL or S3 of your own instead, skip this script and set
+# ATTACH_TEST_POSTGRES (a postgres:// URL) and S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY,
+# S3_BUCKET, S3_REGION yourself.
 #
 # postgres.sh runs the server as the `postgres` user, which must be able to enter the state
 # directory; when it cannot (a parent with mode 700, anything under /root), postgres.sh keeps
-# the cluster in /var/tmp/postgres-sh/ and links it from the state directory.
+# the cluster under /var/tmp and links it from the state directory (scripts/services/README.md).
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: with-services.sh COMMAND [ARG...]" >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-services=${ATTACH_SERVICES_DIR:-$root/../shared/services}
+services=$root/scripts/services
 state=${ATTACH_SERVICES_STATE:-$root/.build/services}
 s3_state=$state/s3
 pg_state=$state/pg
-port=${S3_PORT:-$(cat "$s3_state/etc/proxy.port" 2>/dev/null || echo 59000)}
+port=${S3_PORT:-$(cat "$s3_state/port" 2>/dev/null || echo 59000)}
 pg_port=${PG_PORT:-55432}
 
 for script in s3.sh postgres.sh; do
   [ -x "$services/$script" ] || {
-    echo "with-services.sh: $services/$script not found; the project's clone must sit next to shared/ (or set ATTACH_SERVICES_DIR)" >&2
+    echo "with-services.sh: $services/$script is missing or not executable" >&2
     exit 1
   }
 done

@@ -14,11 +14,10 @@ enum PostgresService {
         return (base ?? url ?? "") + "?schema=" + schema
     }
 
-    /// `../shared/services/postgres.sh`, as `make test` names it.
+    /// The repository's `scripts/services/postgres.sh` (or the one `make test` names).
     static var script: String {
         environment["ATTACH_POSTGRES_SERVICE_SCRIPT"]
-            ?? URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appending(path: "../shared/services/postgres.sh").standardizedFileURL.path(percentEncoded: false)
+            ?? Corpus.packageRoot.appending(path: "scripts/services/postgres.sh").path(percentEncoded: false)
     }
 
     /// Runs `postgres.sh ARGUMENTS`; returns what it printed on standard output.

@@ -5,7 +5,7 @@ import S3Client
 import Testing
 
 /// The S3 server the live tests talk to: the one `make test` starts (`S3_ENDPOINT` and friends,
-/// printed by `../shared/services/s3.sh`).
+/// printed by `scripts/services/s3.sh`).
 enum S3TestEnvironment {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
