@@ -54,6 +54,8 @@ extension ServerDependencies {
         storeConfiguration.logger = configuration.logger
         storeConfiguration.objectStore = configuration.objectStore
         storeConfiguration.catalogDatabase = configuration.catalogDatabase
+        storeConfiguration.peerLimits.maxBlobBytes = configuration.maxUploadBytes
+        storeConfiguration.peerLimits.maxClockSkew = configuration.maxClockSkew
         let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, logger: configuration.logger)
         storeConfiguration.remoteBlobSource = fetcher
@@ -72,7 +74,7 @@ extension ServerDependencies {
         var sync = PeerSyncService.Configuration(peers: configuration.peers.map { Peer(url: $0, token: configuration.peerToken) })
         sync.interval = configuration.syncInterval
         sync.fetchMode = configuration.fetchMode
-        return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, logger: configuration.logger)]
+        return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, logger: configuration.logger)]
     }
 }
 

@@ -74,6 +74,9 @@ public struct ServerConfiguration: Sendable {
     public var syncInterval: Duration = .seconds(5)
     /// The most bytes per second `/blobs/...` sends to one peer; `nil` for no limit (default).
     public var peerBandwidth: Int64?
+    /// How far ahead of this machine's clock a peer's clock stamp may be; a change stamped
+    /// later is refused and skipped. Default 5 minutes.
+    public var maxClockSkew: Duration = .seconds(300)
     /// What to fetch from peers ahead of need. Default on demand (nothing).
     public var fetchMode: FetchMode = .onDemand
     /// Called once the server listens, with the port it got (useful with ``port`` `0`).
@@ -102,6 +105,7 @@ public struct ServerConfiguration: Sendable {
             throw .invalidAllowedHost(name)
         }
         guard sessionLifetime > .zero else { throw .invalidDuration(name: "session lifetime") }
+        guard maxClockSkew > .zero else { throw .invalidDuration(name: "maximum clock skew") }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
         for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),
                                  ("upload rate window", uploadRateWindow)] where duration <= .zero {

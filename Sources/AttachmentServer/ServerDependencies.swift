@@ -20,6 +20,8 @@ struct ServerDependencies: Sendable {
     let fetcher: BlobFetcher?
     /// Blob bytes served to peers.
     let syncCounters = SyncCounters()
+    /// What continuous sync has seen of each peer (rounds, refused changes, failures).
+    let syncLedger = PeerSyncLedger()
 
     /// The tokens the server accepts.
     var tokens: AccessTokens { AccessTokens(full: configuration.token, syncRead: configuration.syncToken) }

@@ -41,10 +41,19 @@ extension AttachmentStore {
         return (URL(filePath: try await localPath(for: hash)), record.byteCount)
     }
 
-    /// Installs verified downloaded bytes and marks the blob present.
+    /// Installs verified downloaded bytes and marks the blob present. The bytes are sniffed
+    /// (and probed, for raster images) like an upload's, and every attachment of the blob takes
+    /// that media type and image header: a peer's claim about its bytes is never what we serve.
     func installDownloaded(_ staged: StagedBlob) async throws {
-        let blob = IngestedBlob(staged: staged, mediaType: "application/octet-stream", image: nil)
-        try await committing(blob) { db in try self.commit(blob, in: db) }
+        let blob = try await BlockingPool.run { IngestedBlob(staged: staged) }
+        try await committing(blob) { db in
+            try self.commit(blob, in: db)
+            _ = try db.execute("UPDATE attachment SET mediaType = ?, width = ?, height = ?, orientation = ? WHERE blobHash = ?", [
+                .text(blob.mediaType), blob.image.map { .integer(Int64($0.width)) } ?? .null,
+                blob.image.map { .integer(Int64($0.height)) } ?? .null, blob.image.map { .integer(Int64($0.orientation)) } ?? .null,
+                .text(blob.staged.hash.rawValue),
+            ])
+        }
     }
 
     /// Fetches the bytes of a remote attachment through the configured source, or explains

@@ -49,12 +49,22 @@ extension AttachmentStore {
     /// Applies a peer's batch in one transaction, idempotently: newer versions win (by hybrid
     /// logical clock, the peer id breaking ties), deletions always win, and attachment records
     /// arrive with their blob marked remote. No blob bytes move.
+    ///
+    /// Every change is first checked against ``Configuration/peerLimits``; one that fails (or
+    /// that could not be read) is counted in ``SyncApplyReport/invalid`` with its reason and
+    /// skipped, and the rest of the batch is applied: a peer cannot stall sync with one bad change.
     public func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
         let clock = self.clock
+        let validation = SyncChangeValidation(limits: configuration.peerLimits)
         return try await catalog.write { db in
             var report = SyncApplyReport()
+            for problem in batch.unreadable { report.refuse(problem) }
             var tokens: [SyncChange.AttachmentToken] = []
             for change in batch.changes {
+                if let problem = validation.problem(with: change) {
+                    report.refuse(problem)
+                    continue
+                }
                 switch change {
                 case .note(let note):
                     clock.observe(note.clock)
@@ -125,11 +135,23 @@ extension AttachmentStore {
         }
         try AttachmentRecord(
             id: token.id.rawValue, noteId: token.noteID.rawValue, position: token.position, blobHash: token.blobHash.rawValue,
-            mediaType: token.mediaType, filename: AttachmentStore.displayName(token.filename), width: token.image?.width,
+            mediaType: try Self.mediaType(claimed: token.mediaType, blob: token.blobHash, in: db), filename: AttachmentStore.displayName(token.filename), width: token.image?.width,
             height: token.image?.height, orientation: token.image?.orientation, metadata: token.metadata,
             createdAt: token.createdAt, updatedAt: token.updatedAt, clock: token.clock.rawValue
         ).save(db)
         return .applied(newRemoteBlob: newRemoteBlob)
+    }
+
+    /// The media type an attachment from a peer is recorded with: the type this store sniffed
+    /// from the bytes when it has them (another attachment shares the blob), else the peer's
+    /// claim when it is a raster type this store reads, else `application/octet-stream`. The
+    /// bytes decide once they arrive (``installDownloaded(_:)``).
+    private static func mediaType(claimed: String, blob: BlobHash, in db: any SQLTransaction) throws -> String {
+        if try BlobRecord.isPresent(blob.rawValue, in: db),
+           let known = try db.query("SELECT mediaType FROM attachment WHERE blobHash = ? LIMIT 1", [.text(blob.rawValue)]).first {
+            return try known.requiredString("mediaType")
+        }
+        return MediaTypeSniffer.isReadableRaster(claimed) ? claimed : "application/octet-stream"
     }
 
     /// Blobs known here only as records: their bytes are on a peer.

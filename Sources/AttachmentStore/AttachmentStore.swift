@@ -43,6 +43,9 @@ public final class AttachmentStore: Sendable {
         /// Where the bytes of attachments that arrived by sync come from when someone asks for
         /// them. Default `nil`: asking for them throws ``Error/notAvailableLocally(_:)``.
         public var remoteBlobSource: (any RemoteBlobSource)?
+        /// The bounds every change and blob from a peer must keep (sizes, clock skew, field
+        /// lengths). Default ``PeerInputLimits/init()``.
+        public var peerLimits = PeerInputLimits()
         /// Where the store logs. Default: a logger labelled `attachment-store`.
         public var logger = Logger(label: "attachment-store")
 

@@ -184,6 +184,11 @@ public final class BlobFetcher: RemoteBlobSource {
             if offset > 0 && response.status.code == 200 {
                 throw SyncError.badResponse(peer: peer.description, reason: "it ignored the Range header")
             }
+            // A peer announcing more bytes than the record says is refused before a byte is read.
+            if let announced = response.headers.first(name: "Content-Length").flatMap(Int64.init), announced > byteCount - offset {
+                throw SyncError.badResponse(peer: peer.description,
+                                            reason: "it announced \(announced) bytes from offset \(offset) of a blob of \(byteCount)")
+            }
             report(hash, received: offset, total: byteCount, newBytes: 0)
             do {
                 for try await buffer in response.body {
@@ -191,6 +196,9 @@ public final class BlobFetcher: RemoteBlobSource {
                     offset += Int64(buffer.readableBytes)
                     report(hash, received: offset, total: byteCount, newBytes: Int64(buffer.readableBytes))
                 }
+            } catch AttachmentStore.Error.invalidArgument(let reason) {
+                // More bytes than the record says: the transfer stops at once, nothing is kept past it.
+                throw SyncError.badResponse(peer: peer.description, reason: reason)
             } catch let error as AttachmentStore.Error {
                 throw error
             } catch let error as CancellationError {

@@ -14,10 +14,27 @@ struct PeerClient: Sendable {
     /// The longest a request may take before it counts as a cut transfer.
     var timeout: TimeAmount = .seconds(60)
 
-    /// One page of the peer's change feed.
-    func changes(since sequence: Int64, limit: Int) async throws -> SyncBatch {
+    /// Why a page of the change feed was not read.
+    enum BatchError: Error {
+        /// The page is larger than the caller takes; ask for fewer changes.
+        case tooLarge
+    }
+
+    /// One page of the peer's change feed, at most `maxBytes` long.
+    /// - Throws: ``BatchError/tooLarge`` when it is longer; ``SyncError`` otherwise.
+    func changes(since sequence: Int64, limit: Int, maxBytes: Int) async throws -> SyncBatch {
         let response = try await execute(path: "/sync/changes?since=\(sequence)&limit=\(limit)")
-        let body = try await collect(response, limit: 64 << 20)
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
+            throw BatchError.tooLarge
+        }
+        let body: Data
+        do {
+            body = Data(try await response.body.collect(upTo: maxBytes).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw BatchError.tooLarge
+        } catch {
+            throw SyncError.peerUnreachable(peer: peer.description, reason: "the response was cut: \(error)")
+        }
         do {
             return try SyncBatch(jsonData: body)
         } catch {

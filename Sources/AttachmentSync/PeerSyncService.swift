@@ -27,15 +27,18 @@ public struct PeerSyncService: Service {
 
     let store: AttachmentStore
     let fetcher: BlobFetcher
+    /// Where each round's outcome is recorded.
+    public let ledger: PeerSyncLedger
     let configuration: Configuration
     let http: HTTPClient
     let logger: Logger
 
     /// A service syncing `store` with `configuration.peers`, fetching bytes through `fetcher`.
-    public init(store: AttachmentStore, fetcher: BlobFetcher, configuration: Configuration,
+    public init(store: AttachmentStore, fetcher: BlobFetcher, configuration: Configuration, ledger: PeerSyncLedger = PeerSyncLedger(),
                 http: HTTPClient = .shared, logger: Logger = Logger(label: "attachment-sync")) {
         self.store = store
         self.fetcher = fetcher
+        self.ledger = ledger
         self.configuration = configuration
         self.http = http
         self.logger = logger
@@ -53,7 +56,11 @@ public struct PeerSyncService: Service {
         var wait = configuration.interval
         while !Task.isCancelled {
             do {
-                let report = try await SyncRound(peer: peer, http: http).run(into: store)
+                var round = SyncRound(peer: peer, http: http)
+                round.ledger = ledger
+                round.logger = logger
+                let report = try await round.run(into: store)
+                ledger.recordCompletedRound(peer: peer.description)
                 if report.changes > 0 {
                     logger.info("synced", metadata: ["peer": "\(peer)", "changes": "\(report.changes)",
                                                       "remoteBlobs": "\(report.applied.newRemoteBlobs)"])
@@ -63,6 +70,7 @@ public struct PeerSyncService: Service {
             } catch is CancellationError {
                 return
             } catch {
+                ledger.record(failure: error, peer: peer.description)
                 wait = min(wait * 2, configuration.maximumBackoff)
                 logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(wait)"])
             }

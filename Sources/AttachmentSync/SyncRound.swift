@@ -1,11 +1,18 @@
 import AsyncHTTPClient
 import AttachmentStore
 import Foundation
+import Logging
 
 /// One pull from one peer: every change since the last pull, applied in batches.
 ///
 /// Idempotent and resumable: the cursor is saved after each applied batch, so a cut round
 /// goes on where it stopped. No blob bytes move.
+///
+/// The peer is not trusted: a change that breaks the store's ``PeerInputLimits`` is skipped
+/// and counted (``Report/applied``'s `invalid`), never stalling the changes after it; a peer
+/// that says more changes follow without moving its cursor forward is an error, not a loop; a
+/// round reads at most ``maxBatches`` batches; a batch too large to read makes the round ask
+/// for fewer changes.
 public struct SyncRound: Sendable {
     /// What a round did.
     public struct Report: Sendable, Equatable, Codable {
@@ -25,6 +32,16 @@ public struct SyncRound: Sendable {
     let http: HTTPClient
     /// Changes asked for per request.
     public var batchSize = 500
+    /// The most bytes one batch may take on the wire; a larger one is asked for again with
+    /// half as many changes. Default 16 MiB.
+    public var maxBatchBytes = 16 << 20
+    /// The most batches one round reads; the next round goes on from there. Default 1,000.
+    public var maxBatches = 1_000
+    /// Where each applied batch is recorded as it is applied (so a round that fails later
+    /// still leaves its refused changes on record), if anywhere.
+    public var ledger: PeerSyncLedger?
+    /// Where refused changes are logged (one warning per batch that had any, naming the peer), if anywhere.
+    public var logger: Logger?
 
     /// A round against `peer`.
     public init(peer: Peer, http: HTTPClient = .shared) {
@@ -38,20 +55,40 @@ public struct SyncRound: Sendable {
         let client = PeerClient(peer: peer, http: http)
         var report = Report(peer: peer.description)
         var cursor = try await store.syncCursor(forPeer: peer.description)
-        while true {
+        var limit = batchSize
+        while report.batches < maxBatches {
             try Task.checkCancellation()
-            let batch = try await client.changes(since: cursor, limit: batchSize)
+            let batch: SyncBatch
+            do {
+                batch = try await client.changes(since: cursor, limit: limit, maxBytes: maxBatchBytes)
+            } catch PeerClient.BatchError.tooLarge {
+                guard limit > 1 else {
+                    throw SyncError.badResponse(peer: peer.description, reason: "one change is larger than \(maxBatchBytes) bytes")
+                }
+                limit = max(1, limit / 2)
+                continue
+            }
             guard batch.peerID != store.peerID else {
                 throw SyncError.badResponse(peer: peer.description, reason: "it is this store itself")
             }
+            guard batch.changes.count + batch.unreadable.count <= limit else {
+                throw SyncError.badResponse(peer: peer.description,
+                                            reason: "it sent \(batch.changes.count + batch.unreadable.count) changes when asked for at most \(limit)")
+            }
+            if batch.hasMore && batch.nextSequence <= cursor {
+                throw SyncError.badResponse(peer: peer.description,
+                                            reason: "it says more changes follow but its cursor did not move past \(cursor)")
+            }
             let applied = try await store.apply(batch)
             report.batches += 1
-            report.changes += batch.changes.count
-            report.applied.notesApplied += applied.notesApplied
-            report.applied.attachmentsApplied += applied.attachmentsApplied
-            report.applied.deletionsApplied += applied.deletionsApplied
-            report.applied.ignored += applied.ignored
-            report.applied.newRemoteBlobs += applied.newRemoteBlobs
+            report.changes += batch.changes.count + batch.unreadable.count
+            report.applied.add(applied)
+            ledger?.record(batch: applied, changes: batch.changes.count + batch.unreadable.count, peer: peer.description)
+            if applied.invalid > 0 {
+                logger?.warning("peer sent invalid changes; they were skipped", metadata: [
+                    "peer": "\(peer)", "invalid": "\(applied.invalid)", "reasons": "\(applied.problems.joined(separator: "; "))",
+                ])
+            }
             cursor = batch.nextSequence
             try await store.setSyncCursor(cursor, forPeer: peer.description)
             if !batch.hasMore { break }

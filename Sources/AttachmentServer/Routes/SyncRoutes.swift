@@ -30,12 +30,13 @@ struct SyncRoutes {
         var blobBytesServed: Int64
         var blobBytesReceived: Int64
         var remoteBlobs: Int
+        var peers: [PeerSyncLedger.Entry]
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Status {
         Status(peerID: dependencies.store.peerID, blobBytesServed: dependencies.syncCounters.blobBytesServed,
                blobBytesReceived: dependencies.fetcher?.bytesReceived ?? 0,
-               remoteBlobs: try await dependencies.store.remoteBlobs().count)
+               remoteBlobs: try await dependencies.store.remoteBlobs().count, peers: dependencies.syncLedger.snapshot)
     }
 
     @Sendable func blob(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -93,5 +93,8 @@ struct ThumbnailRoute {
         metrics.set(gauge: "attach_thumbnail_jobs_cancelled", to: Double(statistics.jobsCancelled))
         metrics.set(gauge: "attach_thumbnail_queue_depth", to: Double(statistics.queueDepth))
         metrics.set(gauge: "attach_thumbnail_jobs_in_flight", to: Double(statistics.jobsInFlight))
+        for entry in dependencies.syncLedger.snapshot {
+            metrics.set(gauge: "attach_sync_invalid_changes", to: Double(entry.invalidChanges), dimensions: [("peer", entry.peer)])
+        }
     }
 }

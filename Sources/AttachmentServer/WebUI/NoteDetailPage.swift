@@ -15,7 +15,7 @@ struct NoteDetailPage {
               <span id="save-status" class="status" role="status" aria-live="polite">Saved</span>
               <button type="button" id="delete-note" class="danger">Delete note</button>
             </header>
-            <main id="note" data-note-id="\(note.id.rawValue)">
+            <main id="note" data-note-id="\(HTML.escape(note.id.rawValue))">
               <label for="title" class="visually-hidden">Title</label>
               <input id="title" class="title" value="\(HTML.escape(note.title))" placeholder="Title" autocomplete="off">
               <label for="body" class="visually-hidden">Text</label>
@@ -69,7 +69,7 @@ struct NoteDetailPage {
             picture = "<span class=\"file-icon\">\(HTML.escape(String(attachment.mediaType.split(separator: "/").last ?? "file")))</span>"
         }
         return """
-            <li class="tile" data-id="\(resource.id)"\(remote ? " data-availability=\"remote\"" : "")>\
+            <li class="tile" data-id="\(HTML.escape(resource.id))"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-filename="\(name)" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
             aria-label="Open \(name)">\(picture)</button>\(remote ? fetchRing(name: name) : "")\

@@ -12,7 +12,7 @@ struct NotesListPage {
     var html: String {
         let items = notes.map { note in
             """
-            <li><a class="note-link" href="/notes/\(note.id.rawValue)">\
+            <li><a class="note-link" href="/notes/\(HTML.escape(note.id.rawValue))">\
             <span class="note-title">\(HTML.escape(note.title.isEmpty ? "Untitled" : note.title))</span>\
             <time datetime="\(note.updatedAt.formatted(.iso8601))">\(Self.display(note.updatedAt))</time>\
             <span class="note-excerpt">\(HTML.escape(String(note.body.prefix(160))))</span></a></li>

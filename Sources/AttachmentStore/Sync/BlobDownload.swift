@@ -97,7 +97,9 @@ public final class BlobDownload: Sendable {
         }
     }
 
-    /// Hashes the whole file and, when it is the expected blob, stores it and marks it present.
+    /// Hashes the whole file and, when it is the expected blob, stores it and marks it present;
+    /// every attachment of the blob then takes the media type sniffed from the bytes, whatever
+    /// the peer's record claimed.
     /// - Throws: ``AttachmentStore/Error/hashMismatch(expected:actual:)`` (the partial file is
     ///   deleted: the next attempt starts from zero), or write errors.
     public func finish() async throws {
@@ -118,10 +120,24 @@ public final class BlobDownload: Sendable {
                 return fd
             }
             guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, reason: "download closed") }
-            let head = Array((FileManager.default.contents(atPath: path) ?? Data()).prefix(BlobWriter.headLength))
+            // Only the first bytes, for sniffing: a blob of any size is never read whole.
+            let head = try Self.head(of: path, byteCount: size)
             return StagedBlob(temporaryPath: path, descriptor: fd, storePath: store.layout.root, hash: hash, byteCount: size, head: head)
         }
         try await store.installDownloaded(staged)
+    }
+
+    /// The first ``BlobWriter/headLength`` bytes of the file at `path` (the partial is open
+    /// for appending only, so it is read through a descriptor of its own).
+    private static func head(of path: String, byteCount: Int64) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
+        defer { Glibc.close(fd) }
+        var head = [UInt8](repeating: 0, count: Int(min(Int64(BlobWriter.headLength), byteCount)))
+        let read = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard read >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("pread").reason) }
+        head.removeLast(head.count - read)
+        return head
     }
 
     /// Closes the partial file, keeping it for a later resume. Idempotent.

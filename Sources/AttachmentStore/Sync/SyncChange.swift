@@ -86,6 +86,10 @@ public struct SyncBatch: Sendable, Equatable, Codable {
     public var nextSequence: Int64
     /// Whether more changes follow.
     public var hasMore: Bool
+    /// Entries of a peer's batch that could not even be read as a change (an unknown kind, a
+    /// malformed hash, a missing field), one line each saying why. Filled when a batch is
+    /// decoded, never sent: one unreadable entry must not cost the whole batch.
+    public var unreadable: [String] = []
 
     /// Creates a batch.
     public init(peerID: String, changes: [SyncChange], nextSequence: Int64, hasMore: Bool) {
@@ -93,6 +97,60 @@ public struct SyncBatch: Sendable, Equatable, Codable {
         self.changes = changes
         self.nextSequence = nextSequence
         self.hasMore = hasMore
+    }
+
+    private enum CodingKeys: String, CodingKey { case peerID, changes, nextSequence, hasMore }
+
+    /// Reads a batch, keeping every entry that reads as a change and the reason for each that does not.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        peerID = try container.decode(String.self, forKey: .peerID)
+        nextSequence = try container.decode(Int64.self, forKey: .nextSequence)
+        hasMore = try container.decode(Bool.self, forKey: .hasMore)
+        let entries = try container.decode([LenientChange].self, forKey: .changes)
+        changes = entries.compactMap(\.change)
+        unreadable = entries.compactMap(\.problem)
+    }
+
+    /// Writes the four wire fields.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(peerID, forKey: .peerID)
+        try container.encode(changes, forKey: .changes)
+        try container.encode(nextSequence, forKey: .nextSequence)
+        try container.encode(hasMore, forKey: .hasMore)
+    }
+
+    /// One entry of a batch: the change, or why it could not be read.
+    private struct LenientChange: Decodable {
+        let change: SyncChange?
+        let problem: String?
+
+        init(from decoder: any Decoder) {
+            do {
+                change = try SyncChange(from: decoder)
+                problem = nil
+            } catch {
+                change = nil
+                problem = Self.describe(error)
+            }
+        }
+
+        /// `changes[3].attachment.blobHash: …`, short enough to log.
+        static func describe(_ error: any Error) -> String {
+            guard let error = error as? DecodingError else { return "unreadable change" }
+            let (path, detail): ([any CodingKey], String)
+            switch error {
+            case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+                (path, detail) = (context.codingPath, context.debugDescription)
+            case .keyNotFound(let key, let context):
+                (path, detail) = (context.codingPath + [key], "missing")
+            @unknown default:
+                return "unreadable change"
+            }
+            let name = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return "unreadable change \(name): \(detail.prefix(120))"
+        }
     }
 }
 
@@ -108,9 +166,34 @@ public struct SyncApplyReport: Sendable, Equatable, Codable {
     public var ignored = 0
     /// Blobs now known here only as records (their bytes are on a peer).
     public var newRemoteBlobs = 0
+    /// Changes refused because they broke ``PeerInputLimits`` or could not be read; none of
+    /// them touched the catalog or the clock.
+    public var invalid = 0
+    /// Why, for the first ``maxProblems`` refused changes.
+    public var problems: [String] = []
+
+    /// How many reasons a report keeps.
+    public static let maxProblems = 20
 
     /// An empty report.
     public init() {}
+
+    /// Counts a refused change and keeps its reason while there is room.
+    mutating func refuse(_ problem: String) {
+        invalid += 1
+        if problems.count < Self.maxProblems { problems.append(problem) }
+    }
+
+    /// Adds `other`'s counts (and reasons, while there is room) to these.
+    public mutating func add(_ other: SyncApplyReport) {
+        notesApplied += other.notesApplied
+        attachmentsApplied += other.attachmentsApplied
+        deletionsApplied += other.deletionsApplied
+        ignored += other.ignored
+        newRemoteBlobs += other.newRemoteBlobs
+        invalid += other.invalid
+        problems += other.problems.prefix(max(0, Self.maxProblems - problems.count))
+    }
 }
 
 extension SyncBatch {

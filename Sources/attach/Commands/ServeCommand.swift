@@ -84,6 +84,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("peer-bandwidth"), help: ArgumentHelp("Serve blob bytes to peers at most this fast, in MiB/s.", valueName: "MIBPS"))
     var peerBandwidth: Double?
 
+    @Option(name: .customLong("max-clock-skew"),
+            help: ArgumentHelp("Refuse a peer's change stamped further ahead of this machine's clock than this.", valueName: "SECONDS"))
+    var maxClockSkew: Double = 300
+
     @Option(help: ArgumentHelp("What to fetch from peers ahead of need: on-demand, thumbnails or originals.", valueName: "MODE"))
     var fetch = "on-demand"
 
@@ -121,6 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard minimumUploadRate >= 0 else { throw ValidationError("--min-upload-rate must be 0 (none) or positive") }
         configuration.minimumUploadRate = minimumUploadRate == 0 ? nil : max(1, Int64(minimumUploadRate * 1024))
         guard syncInterval > 0 else { throw ValidationError("--sync-interval must be positive") }
+        guard maxClockSkew > 0 else { throw ValidationError("--max-clock-skew must be a positive number of seconds") }
+        configuration.maxClockSkew = .milliseconds(Int64(maxClockSkew * 1000))
         configuration.syncInterval = .milliseconds(Int64(syncInterval * 1000))
         guard let mode = FetchMode(rawValue: fetch) else {
             throw ValidationError("--fetch takes on-demand, thumbnails or originals")

@@ -37,7 +37,11 @@ struct SyncCommand: AsyncParsableCommand {
                         Console.out("\(peer): \(report.changes) changes in \(report.batches) batches: "
                             + "\(report.applied.notesApplied) notes, \(report.applied.attachmentsApplied) attachments, "
                             + "\(report.applied.deletionsApplied) deletions applied, \(report.applied.ignored) already known; "
-                            + "\(report.applied.newRemoteBlobs) new blobs left on the peer until fetched")
+                            + "\(report.applied.newRemoteBlobs) new blobs left on the peer until fetched"
+                            + (report.applied.invalid > 0 ? "; \(report.applied.invalid) invalid changes skipped" : ""))
+                    }
+                    for problem in report.applied.problems {
+                        Console.error("attach: \(peer) sent an invalid change, skipped: \(problem)")
                     }
                 } catch let error as SyncError {
                     Console.error("attach: \(error)")

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Checks one change from a peer against ``PeerInputLimits`` and the shape of this store's
+/// own records, before anything of it is applied.
+///
+/// A change that fails is never applied and never moves the clock; the batch it came in
+/// goes on without it (``SyncApplyReport/invalid``).
+struct SyncChangeValidation {
+    let limits: PeerInputLimits
+    /// This machine's wall clock, in milliseconds since 1970.
+    let nowMilliseconds: Int64
+
+    init(limits: PeerInputLimits, now: Date = Date()) {
+        self.limits = limits
+        self.nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
+    }
+
+    /// The latest instant a peer may name, in milliseconds since 1970.
+    var latestAllowed: Int64 {
+        let skew = limits.maxClockSkew.components
+        return nowMilliseconds + skew.seconds * 1000 + skew.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Why `change` may not be applied, or `nil` when it may.
+    func problem(with change: SyncChange) -> String? {
+        let checks: [() -> String?]
+        switch change {
+        case .note(let note):
+            checks = [
+                { Self.id(note.id.rawValue, "note id") },
+                { text(note.title, "title", max: limits.maxTitleBytes, allowNewlines: false) },
+                { text(note.body, "body", max: limits.maxBodyBytes, allowNewlines: true) },
+                { date(note.createdAt, "createdAt") }, { date(note.updatedAt, "updatedAt") },
+                { clock(note.clock) },
+            ]
+        case .attachment(let token):
+            checks = [
+                { Self.id(token.id.rawValue, "attachment id") }, { Self.id(token.noteID.rawValue, "note id") },
+                { position(token.position) }, { byteCount(token.byteCount) }, { Self.mediaType(token.mediaType) },
+                { text(token.filename, "filename", max: limits.maxFilenameBytes, allowNewlines: false) },
+                { image(token.image) }, { metadata(token.metadata) },
+                { date(token.createdAt, "createdAt") }, { date(token.updatedAt, "updatedAt") },
+                { clock(token.clock) },
+            ]
+        case .tombstone(let tombstone):
+            checks = [
+                { ["note", "attachment"].contains(tombstone.entity) ? nil : "a tombstone of unknown kind \(Self.quoted(tombstone.entity))" },
+                { Self.id(tombstone.id, "\(tombstone.entity) id") },
+                { clock(tombstone.clock) },
+            ]
+        }
+        for check in checks {
+            if let problem = check() { return problem }
+        }
+        return nil
+    }
+
+    // MARK: - Fields
+
+    /// A canonical lowercase UUID: 8-4-4-4-12 hexadecimal digits.
+    static func id(_ text: String, _ name: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return "\(name) \(quoted(text)) is not a lowercase UUID" }
+        for (index, byte) in bytes.enumerated() {
+            let isDash = [8, 13, 18, 23].contains(index)
+            let ok = isDash ? byte == UInt8(ascii: "-") : ((48...57).contains(byte) || (97...102).contains(byte))
+            guard ok else { return "\(name) \(quoted(text)) is not a lowercase UUID" }
+        }
+        return nil
+    }
+
+    /// `type/subtype` of token characters, at most 127 bytes.
+    static func mediaType(_ text: String) -> String? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let token = { (part: Substring) in
+            !part.isEmpty && part.utf8.allSatisfy { byte in
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || Array("!#$&-^_.+".utf8).contains(byte)
+            }
+        }
+        guard text.utf8.count <= 127, parts.count == 2, token(parts[0]), token(parts[1]) else {
+            return "media type \(quoted(text)) is not of the form type/subtype"
+        }
+        return nil
+    }
+
+    func text(_ value: String, _ name: String, max: Int, allowNewlines: Bool) -> String? {
+        guard value.utf8.count <= max else { return "\(name) is \(value.utf8.count) bytes, more than \(max)" }
+        let allowed: Set<Unicode.Scalar> = allowNewlines ? ["\n", "\r", "\t"] : ["\t"]
+        if value.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !allowed.contains($0) }) {
+            return "\(name) contains control characters"
+        }
+        return nil
+    }
+
+    func date(_ date: Date, _ name: String) -> String? {
+        let milliseconds = date.timeIntervalSince1970 * 1000
+        guard milliseconds.isFinite, milliseconds >= 0, milliseconds <= Double(latestAllowed) else {
+            return "\(name) \(date.timeIntervalSince1970) lies outside 1970 ... now + \(limits.maxClockSkew)"
+        }
+        return nil
+    }
+
+    /// `<13-digit milliseconds>-<6-digit counter>-<peer id>`, not ahead of the local clock by more than the skew.
+    func clock(_ stamp: ClockStamp) -> String? {
+        let fields = stamp.rawValue.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[0].utf8.count == 13, fields[1].utf8.count == 6,
+              fields[0].utf8.allSatisfy({ (48...57).contains($0) }), fields[1].utf8.allSatisfy({ (48...57).contains($0) }),
+              (1...64).contains(fields[2].utf8.count),
+              fields[2].utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || (65...90).contains($0) || $0 == UInt8(ascii: "-") }),
+              let milliseconds = Int64(fields[0])
+        else { return "clock stamp \(Self.quoted(stamp.rawValue)) is malformed" }
+        guard milliseconds <= latestAllowed else {
+            return "clock stamp \(stamp.rawValue) is \(milliseconds - nowMilliseconds) ms ahead of this machine's clock "
+                + "(at most \(limits.maxClockSkew) allowed)"
+        }
+        return nil
+    }
+
+    func position(_ position: Int) -> String? {
+        (0...limits.maxPosition).contains(position) ? nil : "position \(position) is outside 0...\(limits.maxPosition)"
+    }
+
+    func byteCount(_ count: Int64) -> String? {
+        (0...limits.maxBlobBytes).contains(count) ? nil : "byte count \(count) is outside 0...\(limits.maxBlobBytes)"
+    }
+
+    func image(_ image: Attachment.ImageInfo?) -> String? {
+        guard let image else { return nil }
+        guard (1...1_000_000).contains(image.width), (1...1_000_000).contains(image.height), (1...8).contains(image.orientation) else {
+            return "image size \(image.width)×\(image.height) or orientation \(image.orientation) is impossible"
+        }
+        return nil
+    }
+
+    func metadata(_ metadata: [String: String]) -> String? {
+        guard metadata.count <= limits.maxMetadataEntries else {
+            return "\(metadata.count) metadata entries, more than \(limits.maxMetadataEntries)"
+        }
+        let bytes = metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        guard bytes <= limits.maxMetadataBytes else { return "metadata is \(bytes) bytes, more than \(limits.maxMetadataBytes)" }
+        for (key, value) in metadata {
+            if let problem = text(key, "a metadata key", max: 256, allowNewlines: false) ?? text(value, "metadata", max: limits.maxMetadataBytes, allowNewlines: true) {
+                return problem
+            }
+        }
+        return nil
+    }
+
+    /// `text` in quotes, cut to 40 characters, with control characters and markup characters
+    /// (`< > & " '`) escaped as `\u{…}`: safe in a log line, a JSON report or a page.
+    static func quoted(_ text: String) -> String {
+        let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        let escaped = cut.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || scalar.value == 0x7F || "<>&\"'".unicodeScalars.contains(scalar)
+                ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return "\"" + escaped.joined() + "\""
+    }
+}
