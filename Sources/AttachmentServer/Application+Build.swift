@@ -21,11 +21,14 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let dependencies = try await ServerDependencies.make(configuration)
     let router = buildRouter(dependencies)
     let onRunning = configuration.onServerRunning
-    let headTimeout = TimeAmount(configuration.requestHeadTimeout)
+    let (headTimeout, writeTimeout) = (TimeAmount(configuration.requestHeadTimeout), TimeAmount(configuration.responseWriteTimeout))
+    let connections = BoundedCounter(limit: configuration.maxConnections)
     return Application(
         router: router,
         server: .http1(configuration: .init(
-            additionalChannelHandlers: [SlowClientHandler(headTimeout: headTimeout)],
+            additionalChannelHandlers: [
+                ConnectionLimitHandler(count: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
+            ],
             idleTimeout: TimeAmount(configuration.idleTimeout))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
@@ -62,7 +65,7 @@ extension ServerDependencies {
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
-            thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher,
+            thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher, uploadSlots: UploadSlots(limit: configuration.maxConcurrentUploads),
             sessions: LoginSessions(lifetime: configuration.sessionLifetime,
                                     secureCookie: configuration.publicURL?.scheme?.lowercased() == "https")
         )

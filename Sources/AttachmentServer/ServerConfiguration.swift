@@ -62,6 +62,15 @@ public struct ServerConfiguration: Sendable {
     /// The stretch of waiting for an upload's bytes over which ``minimumUploadRate`` is averaged,
     /// so a link that pauses now and then is not cut. Default 30 s.
     public var uploadRateWindow: Duration = .seconds(30)
+    /// The most connections held open at once; a connection beyond is closed as it arrives.
+    /// Default 512.
+    public var maxConnections = 512
+    /// The most uploads (and data replacements) received at once; one more is answered 503
+    /// `too_many_uploads` with `Retry-After`. Default 16.
+    public var maxConcurrentUploads = 16
+    /// How long a client may read nothing of an answer before its connection is closed (a
+    /// slow reader holds no connection or file longer). Default 60 s.
+    public var responseWriteTimeout: Duration = .seconds(60)
     /// The thumbnail edge lengths, in pixels, a client may ask for. Default 200, 400, 800, 2048.
     public var thumbnailSizes: [Int] = [200, 400, 800, 2048]
     /// Where the server logs, including one line per request. Default: label `attach-serve`, level info.
@@ -107,8 +116,11 @@ public struct ServerConfiguration: Sendable {
         guard sessionLifetime > .zero else { throw .invalidDuration(name: "session lifetime") }
         guard maxClockSkew > .zero else { throw .invalidDuration(name: "maximum clock skew") }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
+        guard maxConnections > 0 else { throw .invalidLimit(name: "connection limit", maxConnections) }
+        guard maxConcurrentUploads > 0 else { throw .invalidLimit(name: "concurrent upload limit", maxConcurrentUploads) }
         for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),
-                                 ("upload rate window", uploadRateWindow)] where duration <= .zero {
+                                 ("upload rate window", uploadRateWindow), ("response write timeout", responseWriteTimeout)]
+            where duration <= .zero {
             throw .invalidDuration(name: name)
         }
         if let minimumUploadRate, minimumUploadRate <= 0 { throw .invalidUploadRate(minimumUploadRate) }
@@ -142,6 +154,8 @@ public struct ServerConfiguration: Sendable {
         case invalidPeerBandwidth(Int64)
         /// A timeout or window is zero or negative.
         case invalidDuration(name: String)
+        /// A count limit is zero or negative.
+        case invalidLimit(name: String, Int)
         /// The minimum upload rate is not positive (leave it out, `nil`, for none).
         case invalidUploadRate(Int64)
 
@@ -167,6 +181,8 @@ public struct ServerConfiguration: Sendable {
                 return "upload limit \(limit) must be a positive number of bytes"
             case .invalidPeerBandwidth(let rate):
                 return "peer bandwidth \(rate) must be a positive number of bytes per second"
+            case .invalidLimit(let name, let value):
+                return "the \(name) \(value) must be a positive number"
             case .invalidDuration(let name):
                 return "the \(name) must be a positive number of seconds"
             case .invalidUploadRate(let rate):

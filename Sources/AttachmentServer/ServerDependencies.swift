@@ -18,6 +18,8 @@ struct ServerDependencies: Sendable {
     let thumbnailResponses: ThumbnailResponseCache
     /// Fetches the bytes of attachments that arrived by sync, when peers are configured.
     let fetcher: BlobFetcher?
+    /// Uploads being received now, and how many may be at once.
+    let uploadSlots: UploadSlots
     /// Blob bytes served to peers.
     let syncCounters = SyncCounters()
     /// What continuous sync has seen of each peer (rounds, refused changes, failures).

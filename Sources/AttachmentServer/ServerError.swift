@@ -52,6 +52,13 @@ public struct ServerError: Error, Sendable, Equatable, CustomStringConvertible {
                                + "send it again over a faster connection", headers: [.connection: "close"])
     }
 
+    /// 503: as many uploads as the server takes at once are being received; try again soon.
+    static let tooManyUploads = ServerError(
+        .serviceUnavailable, code: "too_many_uploads",
+        message: "the server is receiving as many uploads as it takes at once; try again in a few seconds",
+        headers: [.retryAfter: "5"]
+    )
+
     /// 415: the request body has a type this endpoint does not take.
     static func unsupportedMediaType(_ message: String) -> ServerError {
         ServerError(.unsupportedMediaType, code: "unsupported_media_type", message: message)

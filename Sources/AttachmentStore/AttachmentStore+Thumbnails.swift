@@ -151,6 +151,8 @@ extension AttachmentStore {
             .imageTooLarge(id, reason: "it declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); nothing was decoded")
         case .tooManyBytes(_, let bytes, let limit):
             .imageTooLarge(id, reason: "it is \(bytes) bytes, over the limit of \(limit); nothing was decoded")
+        case .tooMuchMemory(_, let bytes, let limit):
+            .imageTooLarge(id, reason: "it would take \(bytes >> 20) MiB decoded, over the limit of \(limit >> 20) MiB; nothing was decoded")
         case .unreadable(let path, let reason):
             // libvips names the blob file; the attachment id already says which one it is.
             .imageUnreadable(id, reason: reason.replacingOccurrences(of: path + ": ", with: ""))

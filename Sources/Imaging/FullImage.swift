@@ -59,10 +59,7 @@ public enum FullImage {
 
     /// Opens the image upright after checking limits from its header.
     private static func open(_ path: String, limits: ImageLimits) throws(ImagingError) -> UnsafeMutablePointer<VipsImage> {
-        let header = try ImageProbe.header(ofFileAt: path)
-        guard header.pixelCount <= limits.maximumPixels else {
-            throw .tooManyPixels(path: path, pixels: header.pixelCount, limit: limits.maximumPixels)
-        }
+        try limits.check(try ImageProbe.header(ofFileAt: path), path: path)
         guard let image = cvips_open_full(path) else { throw .unreadable(path: path, reason: VipsRuntime.lastError()) }
         defer { cvips_unref(image) }
         var upright: UnsafeMutablePointer<VipsImage>?

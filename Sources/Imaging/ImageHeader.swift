@@ -12,15 +12,22 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     public var hasAlpha: Bool
     /// Number of frames or pages (1 for a still image).
     public var frameCount: Int
+    /// Channels per pixel (3 for RGB, 4 with alpha or CMYK, 1 for grey).
+    public var bands: Int
+    /// Bytes per channel (1 for 8-bit, 2 for 16-bit, 4 for float).
+    public var bytesPerBand: Int
 
     /// Creates a header value.
-    public init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, frameCount: Int) {
+    public init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, frameCount: Int,
+                bands: Int = 3, bytesPerBand: Int = 1) {
         self.format = format
         self.width = width
         self.height = height
         self.orientation = orientation
         self.hasAlpha = hasAlpha
         self.frameCount = frameCount
+        self.bands = bands
+        self.bytesPerBand = bytesPerBand
     }
 
     /// Whether EXIF orientation swaps width and height when the image is shown upright (5...8).
@@ -34,4 +41,8 @@ public struct ImageHeader: Sendable, Equatable, Codable {
 
     /// Pixel count as stored.
     public var pixelCount: Int { width * height }
+
+    /// The bytes one frame takes decoded at full size: width × height × bands × bytes per band.
+    /// The bound a render is checked against before any pixel is read.
+    public var decodedByteCount: Int64 { Int64(width) * Int64(height) * Int64(bands) * Int64(bytesPerBand) }
 }

@@ -5,6 +5,14 @@ import CVips
 /// Every function here blocks the calling thread on file I/O: call it from a thread pool
 /// for blocking work, never from Swift's cooperative pool.
 public enum ImageProbe {
+    /// The libvips loaders allowed to read a file: the photo formats the store thumbnails,
+    /// whose libraries are fuzzed upstream. libvips' own "untrusted" flag leaves others open
+    /// (its text matrix loader, for one), so the store names the ones it wants.
+    static let allowedLoaders: Set<String> = [
+        "VipsForeignLoadJpegFile", "VipsForeignLoadPngFile", "VipsForeignLoadWebpFile", "VipsForeignLoadHeifFile",
+        "VipsForeignLoadTiffFile", "VipsForeignLoadNsgifFile", "VipsForeignLoadGifFile",
+    ]
+
     /// Reads the header of the image file at `path`: format, size, orientation, alpha, frames.
     ///
     /// Only the header is read; no pixel is decoded, so a 900-megapixel "bomb" costs the same
@@ -13,7 +21,7 @@ public enum ImageProbe {
     ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
     public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
         try VipsRuntime.start()
-        guard vips_foreign_find_load(path) != nil else {
+        guard let loader = vips_foreign_find_load(path), allowedLoaders.contains(String(cString: loader)) else {
             vips_error_clear()
             throw .unsupportedFormat(path: path)
         }
@@ -35,7 +43,9 @@ public enum ImageProbe {
             height: Int(vips_image_get_height(image)),
             orientation: (1...8).contains(orientation) ? Int(orientation) : 1,
             hasAlpha: vips_image_hasalpha(image) != 0,
-            frameCount: max(1, Int(vips_image_get_n_pages(image)))
+            frameCount: max(1, Int(vips_image_get_n_pages(image))),
+            bands: Int(vips_image_get_bands(image)),
+            bytesPerBand: max(1, Int(vips_format_sizeof(vips_image_get_format(image))))
         )
     }
 }

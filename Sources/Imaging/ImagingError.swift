@@ -13,6 +13,9 @@ public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyPixels(path: String, pixels: Int, limit: Int)
     /// The file is larger than the configured limit; nothing was decoded.
     case tooManyBytes(path: String, bytes: Int64, limit: Int64)
+    /// Decoding the header's width × height × bands × bytes per band would take more memory
+    /// than the configured limit; nothing was decoded.
+    case tooMuchMemory(path: String, bytes: Int64, limit: Int64)
     /// The work was cancelled before it finished.
     case cancelled
 
@@ -28,6 +31,8 @@ public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path) declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); it was not decoded"
         case .tooManyBytes(let path, let bytes, let limit):
             return "\(path) is \(bytes) bytes, over the limit of \(limit) for decoding"
+        case .tooMuchMemory(let path, let bytes, let limit):
+            return "\(path) would take \(bytes >> 20) MiB decoded, over the limit of \(limit >> 20) MiB; it was not decoded"
         case .cancelled:
             return "image processing was cancelled"
         }

@@ -50,10 +50,7 @@ public enum ThumbnailRenderer {
         guard Int64(info.st_size) <= options.limits.maximumBytes else {
             throw .tooManyBytes(path: path, bytes: Int64(info.st_size), limit: options.limits.maximumBytes)
         }
-        let header = try ImageProbe.header(ofFileAt: path)
-        guard header.pixelCount <= options.limits.maximumPixels else {
-            throw .tooManyPixels(path: path, pixels: header.pixelCount, limit: options.limits.maximumPixels)
-        }
+        try options.limits.check(try ImageProbe.header(ofFileAt: path), path: path)
         guard !cancellation.isCancelled else { throw .cancelled }
 
         let size = Int32(max(1, min(maxPixelSize, 10_000)))

@@ -29,6 +29,32 @@ struct LargeFileTests {
         #expect(try Files.sha256(exported) == expected)
     }
 
+    @Test("a 1 GiB blob fetched from a peer keeps the fetching process under 150 MB of memory and arrives verified")
+    func oneGigabyteFetchHasBoundedMemory() async throws {
+        let directory = try TemporaryDirectory("large-fetch")
+        let (peerStore, localStore) = (directory.appending("peer"), directory.appending("local"))
+        let source = directory.appending("one-gigabyte.bin")
+        let expected = try Self.writeGigabyte(to: source)
+        try await Attach.initStore(peerStore)
+        let note = try await Attach.addNote("big", store: peerStore)
+        let imported = try await Attach.run(["import", "--note", note, source.path(percentEncoded: false)], store: peerStore)
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        try FileManager.default.removeItem(at: source)
+
+        let peer = try await ServerProcess(store: peerStore, port: try ServerProcess.freePort())
+        defer { peer.process.kill(SIGKILL) }
+        try await Attach.initStore(localStore)
+        let pulled = try await Attach.run(["sync", "pull", peer.url], store: localStore)
+        #expect(pulled.exitCode == 0, "\(pulled.stderr)")
+        let fetched = try await Attach.run(["fetch", "--all", "--peer", peer.url], store: localStore, measuringMemory: true)
+        #expect(fetched.exitCode == 0, "\(fetched.stderr)")
+        #expect(fetched.peakResidentBytes < 150 << 20, "peak RSS \(fetched.peakResidentBytes >> 20) MB")
+        print("large-file figures: 1 GiB fetched from a peer, peak RSS \(fetched.peakResidentBytes >> 20) MB")
+        await peer.stop()
+        let blob = localStore.appending(path: "blobs/sha256/\(expected.prefix(2))/\(expected.dropFirst(2).prefix(2))/\(expected)")
+        #expect(try Files.sha256(blob) == expected, "the fetched bytes are the peer's, verified")
+    }
+
     /// Writes 1 GiB of non-repeating bytes and returns their SHA-256.
     static func writeGigabyte(to url: URL) throws -> String {
         FileManager.default.createFile(atPath: url.path(percentEncoded: false), contents: nil)

@@ -52,3 +52,47 @@ struct ImageProbeTests {
         }
     }
 }
+
+@Suite("Only the allowed loaders read a file", .timeLimit(.minutes(1)))
+struct LoaderAllowListTests {
+    @Test("files other libvips loaders would read are refused before any loader opens them",
+          arguments: [("matrix.mat", "2 2\n1 2\n3 4\n"), ("image.csv", "1,2,3\n4,5,6\n"), ("image.ppm", "P3\n1 1\n255\n255 0 0\n"),
+                      ("image.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"/>")])
+    func otherFormatsAreRefused(name: String, contents: String) throws {
+        let directory = try TemporaryDirectory("loaders")
+        let file = directory.appending(name)
+        try Data(contents.utf8).write(to: file)
+        #expect(throws: ImagingError.unsupportedFormat(path: file.path(percentEncoded: false))) {
+            try ImageProbe.header(ofFileAt: file.path(percentEncoded: false))
+        }
+    }
+
+    @Test("every format the store thumbnails has an allowed loader",
+          arguments: ["special/baseline.jpg", "special/photo.png", "special/photo.webp", "special/photo.heic", "special/photo.avif",
+                      "special/photo.tiff", "special/photo-16bit.png", "special/cmyk.jpg"])
+    func storeFormatsAreAllowed(path: String) throws {
+        _ = try ImageProbe.header(ofFileAt: try Corpus.file(path).path(percentEncoded: false))
+    }
+
+    @Test("the header tells how much memory a full decode takes: width × height × bands × bytes per band")
+    func decodedSizeComesFromTheHeader() throws {
+        let sixteenBit = try ImageProbe.header(ofFileAt: try Corpus.file("special/photo-16bit.png").path(percentEncoded: false))
+        #expect(sixteenBit.bytesPerBand == 2)
+        #expect(sixteenBit.decodedByteCount == Int64(sixteenBit.width * sixteenBit.height * sixteenBit.bands * 2))
+        let cmyk = try ImageProbe.header(ofFileAt: try Corpus.file("special/cmyk.jpg").path(percentEncoded: false))
+        #expect(cmyk.bands == 4 && cmyk.bytesPerBand == 1)
+    }
+
+    @Test("a render whose full decode would pass the memory bound is refused from the header")
+    func memoryBoundIsCheckedFirst() throws {
+        let path = try Corpus.file("special/photo-16bit.png").path(percentEncoded: false)
+        let header = try ImageProbe.header(ofFileAt: path)
+        var options = ThumbnailRenderer.Options()
+        options.limits.maximumDecodedBytes = header.decodedByteCount - 1
+        #expect(throws: ImagingError.tooMuchMemory(path: path, bytes: header.decodedByteCount, limit: header.decodedByteCount - 1)) {
+            try ThumbnailRenderer.render(fileAt: path, maxPixelSize: 200, options: options)
+        }
+        options.limits.maximumDecodedBytes = header.decodedByteCount
+        #expect(try ThumbnailRenderer.render(fileAt: path, maxPixelSize: 200, options: options).width == 200)
+    }
+}

@@ -12,6 +12,8 @@ import NIOHTTPTypes
 /// - After a `408 Request Timeout` answer (an upload that arrived below the minimum rate, see
 ///   ``UploadRate``), the connection is closed as soon as the answer is written, instead of
 ///   reading the rest of the slow body to keep the connection alive.
+/// - A client that stops reading an answer (the connection stays unwritable) for `writeTimeout`
+///   is closed: a slow reader holds neither the connection nor the file being sent for longer.
 ///
 /// Sits after the HTTP codec, so it sees whole request heads; it never delays a byte.
 final class SlowClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -21,14 +23,18 @@ final class SlowClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let headTimeout: TimeAmount
+    private let writeTimeout: TimeAmount
     /// Requests whose head arrived and whose answer is not yet fully written.
     private var openRequests = 0
     private var closeAfterAnswer = false
     private var headDeadline: Scheduled<Void>?
+    private var writeDeadline: Scheduled<Void>?
 
-    /// A handler that closes a connection whose next request head takes longer than `headTimeout`.
-    init(headTimeout: TimeAmount) {
+    /// A handler that closes a connection whose next request head takes longer than
+    /// `headTimeout`, or whose client reads nothing of an answer for `writeTimeout`.
+    init(headTimeout: TimeAmount, writeTimeout: TimeAmount) {
         self.headTimeout = headTimeout
+        self.writeTimeout = writeTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -37,6 +43,7 @@ final class SlowClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelHeadDeadline()
+        cancelWriteDeadline()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -46,7 +53,21 @@ final class SlowClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelHeadDeadline()
+        cancelWriteDeadline()
         context.fireChannelInactive()
+    }
+
+    /// The client's receive window is full (unwritable) or drained again (writable).
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            cancelWriteDeadline()
+        } else if writeDeadline == nil {
+            writeDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: writeTimeout) { [self] in
+                writeDeadline = nil
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -87,5 +108,10 @@ final class SlowClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func cancelHeadDeadline() {
         headDeadline?.cancel()
         headDeadline = nil
+    }
+
+    private func cancelWriteDeadline() {
+        writeDeadline?.cancel()
+        writeDeadline = nil
     }
 }

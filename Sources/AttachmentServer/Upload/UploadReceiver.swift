@@ -65,8 +65,8 @@ struct UploadReceiver {
     ///   the store's errors.
     func addAttachments(to note: NoteID, from request: Request) async throws -> [Attachment] {
         let kind = try kind(of: request)
-        dependencies.metrics.uploadsInProgress.increment()
-        defer { dependencies.metrics.uploadsInProgress.decrement() }
+        let slot = try receiving()
+        defer { slot.finish() }
         let store = dependencies.store
         switch kind {
         case .raw(let filename):
@@ -84,8 +84,8 @@ struct UploadReceiver {
     /// Replaces the bytes of `attachment` with the upload's (its first file, for a form).
     func replaceData(of attachment: AttachmentID, from request: Request) async throws -> Attachment {
         let kind = try kind(of: request)
-        dependencies.metrics.uploadsInProgress.increment()
-        defer { dependencies.metrics.uploadsInProgress.decrement() }
+        let slot = try receiving()
+        defer { slot.finish() }
         let store = dependencies.store
         switch kind {
         case .raw(let filename):
@@ -99,6 +99,25 @@ struct UploadReceiver {
             guard let replaced else { throw ServerError.unprocessable("the form holds no file", code: "no_file") }
             return replaced
         }
+    }
+
+    /// An upload being received: its slot, and its place in `attach_uploads_in_progress`.
+    private struct Receiving {
+        let slot: UploadSlots.Slot
+        let metrics: ServerMetrics
+
+        func finish() {
+            metrics.uploadsInProgress.decrement()
+            slot.finish()
+        }
+    }
+
+    /// Takes an upload slot and counts the upload in progress until it is finished.
+    /// - Throws: 503 ``ServerError/tooManyUploads`` when every slot is taken.
+    private func receiving() throws -> Receiving {
+        guard let slot = dependencies.uploadSlots.take() else { throw ServerError.tooManyUploads }
+        dependencies.metrics.uploadsInProgress.increment()
+        return Receiving(slot: slot, metrics: dependencies.metrics)
     }
 
     /// Calls `body` with each file part of a form, in order; other fields are skipped.

@@ -69,6 +69,17 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("The stretch of waiting for upload bytes --min-upload-rate is averaged over.", valueName: "SECONDS"))
     var uploadRateWindow: Double = 30
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections held open at most; more are closed as they arrive.", valueName: "N"))
+    var maxConnections = 512
+
+    @Option(name: .customLong("max-concurrent-uploads"),
+            help: ArgumentHelp("Uploads received at once at most; one more is answered 503 with Retry-After.", valueName: "N"))
+    var maxConcurrentUploads = 16
+
+    @Option(name: .customLong("response-write-timeout"),
+            help: ArgumentHelp("Close a connection whose client reads nothing of an answer for this long.", valueName: "SECONDS"))
+    var responseWriteTimeout: Double = 60
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -116,9 +127,13 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.peerBandwidth = Int64(peerBandwidth * 1_048_576)
         }
         for (flag, seconds) in [("--idle-timeout", idleTimeout), ("--request-head-timeout", requestHeadTimeout),
-                                ("--upload-rate-window", uploadRateWindow)] where !(seconds > 0) {
+                                ("--upload-rate-window", uploadRateWindow), ("--response-write-timeout", responseWriteTimeout)]
+            where !(seconds > 0) {
             throw ValidationError("\(flag) must be a positive number of seconds")
         }
+        configuration.maxConnections = maxConnections
+        configuration.maxConcurrentUploads = maxConcurrentUploads
+        configuration.responseWriteTimeout = .milliseconds(Int64(responseWriteTimeout * 1000))
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.requestHeadTimeout = .milliseconds(Int64(requestHeadTimeout * 1000))
         configuration.uploadRateWindow = .milliseconds(Int64(uploadRateWindow * 1000))
