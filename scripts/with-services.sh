@@ -81,6 +81,7 @@ case $pg_url in
   *) echo "with-services.sh: postgres.sh printed no postgres:// URL" >&2; exit 1 ;;
 esac
 export ATTACH_TEST_POSTGRES=$pg_url
+export ATTACH_TEST_POSTGRES_CA=$pg_state/ca.crt
 export ATTACH_POSTGRES_SERVICE_DIR=$pg_state
 export ATTACH_POSTGRES_SERVICE_SCRIPT=$services/postgres.sh
 echo "with-services.sh: PostgreSQL at 127.0.0.1:$pg_port (ATTACH_TEST_POSTGRES)" >&2

@@ -1,9 +1,21 @@
 import CatalogSQL
 import Foundation
 
-/// Where a PostgreSQL catalog lives: parsed from
-/// `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]`.
+/// Where a PostgreSQL catalog lives and how to reach it: parsed from
+/// `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME][&sslmode=MODE][&sslrootcert=FILE]`.
 struct CatalogURL: Sendable, Equatable {
+    /// How the connection is protected, as libpq's `sslmode` names it.
+    enum TLSMode: Sendable, Equatable {
+        /// Plain TCP (`disable`, the default: a loopback or private network).
+        case disable
+        /// TLS, the server's certificate not checked (`require`): safe from eavesdroppers, not
+        /// from an active man in the middle.
+        case require
+        /// TLS with the server's certificate checked against `rootCertificate` (a PEM file, or
+        /// the system's roots when `nil`) and its name against the host (`verify-full`).
+        case verifyFull(rootCertificate: String?)
+    }
+
     var user: String
     var password: String?
     var host: String
@@ -11,13 +23,16 @@ struct CatalogURL: Sendable, Equatable {
     var database: String
     /// The PostgreSQL schema holding the catalog's tables: `public` unless `?schema=` names one.
     var schema: String
+    /// TLS, from `sslmode` (and `sslrootcert` for `verify-full`).
+    var tls: TLSMode = .disable
 
     /// Parses `text`; `postgresql://` is accepted too, user and password may be percent-encoded,
     /// the port defaults to 5432.
     /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong.
     init(_ text: String) throws {
         func invalid(_ reason: String) -> SQLDatabaseError {
-            SQLDatabaseError(.other, "invalid PostgreSQL URL (\(reason)); expected postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]")
+            SQLDatabaseError(.other, "invalid PostgreSQL URL (\(reason)); expected "
+                             + "postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME][&sslmode=disable|require|verify-full][&sslrootcert=FILE]")
         }
         guard let components = URLComponents(string: text) else { throw invalid("not a URL") }
         guard components.scheme == "postgres" || components.scheme == "postgresql" else { throw invalid("scheme is not postgres") }
@@ -26,6 +41,8 @@ struct CatalogURL: Sendable, Equatable {
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else { throw invalid("no database") }
         var schema = "public"
+        var sslMode = "disable"
+        var rootCertificate: String?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "schema":
@@ -33,6 +50,14 @@ struct CatalogURL: Sendable, Equatable {
                     throw invalid("schema must be 1 to 63 lower-case letters, digits or _, starting with a letter or _, not pg_…")
                 }
                 schema = value
+            case "sslmode":
+                guard let value = item.value, ["disable", "require", "verify-full"].contains(value) else {
+                    throw invalid("sslmode must be disable, require or verify-full")
+                }
+                sslMode = value
+            case "sslrootcert":
+                guard let value = item.value, !value.isEmpty else { throw invalid("sslrootcert names no file") }
+                rootCertificate = value
             default:
                 throw invalid("unknown parameter \(item.name)")
             }
@@ -43,6 +68,12 @@ struct CatalogURL: Sendable, Equatable {
         self.port = components.port ?? 5432
         self.database = database
         self.schema = schema
+        guard rootCertificate == nil || sslMode == "verify-full" else { throw invalid("sslrootcert needs sslmode=verify-full") }
+        switch sslMode {
+        case "require": tls = .require
+        case "verify-full": tls = .verifyFull(rootCertificate: rootCertificate)
+        default: tls = .disable
+        }
     }
 
     /// Schema names are used unquoted in SQL (as `search_path` and in `CREATE SCHEMA`), so only

@@ -2,6 +2,7 @@ import CatalogSQL
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 
 /// A catalog in PostgreSQL: a ``SQLDatabase`` over postgres-nio, for catalogs shared by several
@@ -61,10 +62,10 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     private let writeGate = WriteGate()
     private let logger: Logger
 
-    private init(url: CatalogURL, connections: Int, logger: Logger) {
+    private init(url: CatalogURL, connections: Int, logger: Logger) throws {
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password,
-            database: url.database, tls: .disable)
+            database: url.database, tls: try Self.tls(url.tls))
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("search_path", url.schema)]
         self.schema = url.schema
@@ -77,6 +78,32 @@ public final class PostgresCatalogDatabase: SQLDatabase {
         self.threadPool.start()
     }
 
+    /// postgres-nio's TLS setting for `mode`.
+    /// - Throws: ``SQLDatabaseError`` when the root certificate file cannot be read.
+    static func tls(_ mode: CatalogURL.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case .disable:
+            return .disable
+        case .require:
+            tls.certificateVerification = .none
+        case .verifyFull(let file):
+            tls.certificateVerification = .fullVerification
+            if let file {
+                do {
+                    tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+                } catch {
+                    throw SQLDatabaseError(.other, "cannot read the sslrootcert file \(file): \(error)")
+                }
+            }
+        }
+        do {
+            return .require(try NIOSSLContext(configuration: tls))
+        } catch {
+            throw SQLDatabaseError(.other, "cannot set up TLS for PostgreSQL: \(error)")
+        }
+    }
+
     /// Opens the catalog at `url` (`postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]`;
     /// a schema name is 1–63 of `a-z`, `0-9`, `_`, not starting with a digit or `pg_`), creating
     /// its schema when missing and applying the migrations it lacks (see ``migrate()``).
@@ -85,7 +112,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     ///   `.unavailable` when PostgreSQL cannot be reached.
     public static func connect(url: String, logger: Logger, connections: Int = 4) async throws -> PostgresCatalogDatabase {
         let parsed = try CatalogURL(url)
-        let database = PostgresCatalogDatabase(url: parsed, connections: max(1, connections), logger: logger)
+        let database = try PostgresCatalogDatabase(url: parsed, connections: max(1, connections), logger: logger)
         do {
             try await database.migrate()
         } catch {

@@ -3,6 +3,8 @@ import AttachmentSync
 import Hummingbird
 import Logging
 import NIOCore
+import HummingbirdCore
+import HummingbirdTLS
 import ServiceLifecycle
 
 /// Builds the whole server: store, routes, middleware, metrics. `attach serve` and the tests
@@ -23,18 +25,20 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let onRunning = configuration.onServerRunning
     let (headTimeout, writeTimeout) = (TimeAmount(configuration.requestHeadTimeout), TimeAmount(configuration.responseWriteTimeout))
     let connections = BoundedCounter(limit: configuration.maxConnections)
+    let http = HTTPServerBuilder.http1(configuration: .init(
+        additionalChannelHandlers: [
+            ConnectionLimitHandler(count: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
+        ],
+        idleTimeout: TimeAmount(configuration.idleTimeout)))
     return Application(
         router: router,
-        server: .http1(configuration: .init(
-            additionalChannelHandlers: [
-                ConnectionLimitHandler(count: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
-            ],
-            idleTimeout: TimeAmount(configuration.idleTimeout))),
+        server: try configuration.tls.map { try .tls(http, tlsConfiguration: try $0.serverConfiguration()) } ?? http,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "attach"
         ),
-        services: [StoreDrainService(store: dependencies.store), dependencies.sessions.storage] + dependencies.syncServices(),
+        services: [dependencies.peerHTTP.service, StoreDrainService(store: dependencies.store), dependencies.sessions.storage]
+            + dependencies.syncServices(),
         onServerRunning: { channel in
             await onRunning?(channel.localAddress?.port ?? configuration.port)
         },
@@ -60,14 +64,16 @@ extension ServerDependencies {
         storeConfiguration.peerLimits.maxBlobBytes = configuration.maxUploadBytes
         storeConfiguration.peerLimits.maxClockSkew = configuration.maxClockSkew
         let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
-        let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, logger: configuration.logger)
+        let peerHTTP = try PeerHTTPClient.trusting(certificateAuthorityFile: configuration.peerCertificateAuthority)
+        let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, http: peerHTTP.http, logger: configuration.logger)
         storeConfiguration.remoteBlobSource = fetcher
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
             thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher, uploadSlots: UploadSlots(limit: configuration.maxConcurrentUploads),
             sessions: LoginSessions(lifetime: configuration.sessionLifetime,
-                                    secureCookie: configuration.publicURL?.scheme?.lowercased() == "https")
+                                    secureCookie: configuration.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https"),
+            peerHTTP: peerHTTP
         )
     }
 
@@ -77,7 +83,8 @@ extension ServerDependencies {
         var sync = PeerSyncService.Configuration(peers: configuration.peers.map { Peer(url: $0, token: configuration.peerToken) })
         sync.interval = configuration.syncInterval
         sync.fetchMode = configuration.fetchMode
-        return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, logger: configuration.logger)]
+        return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, http: peerHTTP.http,
+                                logger: configuration.logger)]
     }
 }
 

@@ -40,6 +40,12 @@ public struct ServerConfiguration: Sendable {
     /// `https://photos.example.com` behind a reverse proxy): its host is allowed, its origin may
     /// write, and when it is `https` the session cookie is `Secure`. Default `nil`.
     public var publicURL: URL?
+    /// The certificate chain and private key (PEM files) to serve HTTPS with; `nil` (the
+    /// default) serves plain HTTP, for loopback or behind a TLS-terminating proxy.
+    public var tls: TLSFiles?
+    /// A PEM file of the certificates to trust for `https://` peers (a private CA); `nil` trusts
+    /// the system's roots.
+    public var peerCertificateAuthority: String?
     /// How long a login session lasts. Default 7 days.
     public var sessionLifetime: Duration = .seconds(7 * 24 * 3600)
     /// The largest upload accepted, in bytes; larger ones are answered with 413. Default 256 MiB.
@@ -125,11 +131,26 @@ public struct ServerConfiguration: Sendable {
         }
         if let minimumUploadRate, minimumUploadRate <= 0 { throw .invalidUploadRate(minimumUploadRate) }
         if token == nil && !Self.isLoopback(host) { throw .tokenRequired(host: host) }
+        if let tls { _ = try tls.serverConfiguration() }
     }
 
     /// Whether `host` only accepts connections from this machine.
     public static func isLoopback(_ host: String) -> Bool {
         AllowedHosts.isLoopback(AllowedHosts.normalized(host))
+    }
+
+    /// The files of a TLS certificate and its key.
+    public struct TLSFiles: Sendable, Equatable {
+        /// The certificate chain, PEM, the server's own certificate first.
+        public var certificateChain: String
+        /// The private key, PEM.
+        public var privateKey: String
+
+        /// Files at these paths.
+        public init(certificateChain: String, privateKey: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
     }
 
     /// A configuration `attach serve` refuses to start with, with what to do about it.
@@ -154,6 +175,8 @@ public struct ServerConfiguration: Sendable {
         case invalidPeerBandwidth(Int64)
         /// A timeout or window is zero or negative.
         case invalidDuration(name: String)
+        /// A TLS certificate or key file cannot be read or does not parse.
+        case unreadableTLSFile(path: String, reason: String)
         /// A count limit is zero or negative.
         case invalidLimit(name: String, Int)
         /// The minimum upload rate is not positive (leave it out, `nil`, for none).
@@ -181,6 +204,8 @@ public struct ServerConfiguration: Sendable {
                 return "upload limit \(limit) must be a positive number of bytes"
             case .invalidPeerBandwidth(let rate):
                 return "peer bandwidth \(rate) must be a positive number of bytes per second"
+            case .unreadableTLSFile(let path, let reason):
+                return "cannot use \(path) for TLS: \(reason); give a PEM certificate chain with --tls-cert and its PEM key with --tls-key"
             case .invalidLimit(let name, let value):
                 return "the \(name) \(value) must be a positive number"
             case .invalidDuration(let name):

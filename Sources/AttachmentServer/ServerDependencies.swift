@@ -33,4 +33,6 @@ struct ServerDependencies: Sendable {
     }
     /// The login sessions of browsers.
     let sessions: LoginSessions
+    /// The HTTP client for peers (trusting `--peer-ca` when given).
+    let peerHTTP: PeerHTTPClient
 }

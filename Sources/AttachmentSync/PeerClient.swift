@@ -67,7 +67,12 @@ struct PeerClient: Sendable {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw SyncError.peerUnreachable(peer: peer.description, reason: String(describing: error))
+            let text = String(describing: error)
+            if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                throw SyncError.peerUnreachable(peer: peer.description,
+                                                reason: "its TLS certificate is not trusted; give the CA that signed it with --peer-ca FILE")
+            }
+            throw SyncError.peerUnreachable(peer: peer.description, reason: text)
         }
         let status = Int(response.status.code)
         guard status == 200 || (acceptPartial && status == 206) else {

@@ -37,11 +37,23 @@ struct CatalogURLTests {
     @Test("malformed URLs and schema names that would need quoting are refused as .other", arguments: [
         "http://u:p@h:1/db", "postgres://u:p@h:1/", "postgres://h:1/db", "postgres://u:p@h:1/db?schema=Upper",
         "postgres://u:p@h:1/db?schema=pg_x", "postgres://u:p@h:1/db?schema=1a", "postgres://u:p@h:1/db?schema=a-b",
-        "postgres://u:p@h:1/db?sslmode=require",
+        "postgres://u:p@h:1/db?sslmode=prefer", "postgres://u:p@h:1/db?sslmode=verify-ca", "postgres://u:p@h:1/db?sslmode=",
+        "postgres://u:p@h:1/db?sslrootcert=/ca.pem", "postgres://u:p@h:1/db?sslmode=require&sslrootcert=/ca.pem",
+        "postgres://u:p@h:1/db?unknown=1",
     ])
     func refuses(url: String) {
         #expect(throws: SQLDatabaseError.self) { try CatalogURL(url) }
         #expect((try? CatalogURL(url)) == nil)
+    }
+
+    @Test("sslmode and sslrootcert choose TLS: off by default, require, or verify-full against a CA file or the system's roots")
+    func tlsModes() throws {
+        #expect(try CatalogURL("postgres://u:p@h:1/db").tls == .disable)
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=disable").tls == .disable)
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=require&schema=s").tls == .require)
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=verify-full").tls == .verifyFull(rootCertificate: nil))
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=verify-full&sslrootcert=/etc/ca.pem").tls
+                == .verifyFull(rootCertificate: "/etc/ca.pem"))
     }
 
     @Test("the write-lock key depends on the schema only and is stable across runs")

@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ServiceLifecycle
+import Synchronization
 import Testing
 import TestSupport
 
@@ -87,8 +88,9 @@ struct HostilePeer {
         }
     }
 
-    /// Runs the peer on a free loopback port for the duration of `body`.
-    func serve(_ body: @escaping @Sendable (URL) async throws -> Void) async throws {
+    /// The peer's routes: its feed, and its bytes served under a lying media type;
+    /// `onBlobRequest` is called for every request for bytes.
+    func router(onBlobRequest: @escaping @Sendable () -> Void = {}) -> Router<BasicRequestContext> {
         let peer = self
         let router = Router()
         router.get("sync/changes") { request, _ -> Response in
@@ -97,11 +99,21 @@ struct HostilePeer {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: json)))
         }
         router.get("blobs/sha256/:hash") { _, context -> Response in
+            onBlobRequest()
             let hash = context.parameters.get("hash") ?? ""
             let bytes = hash == peer.photoHash ? peer.photo : hash == peer.otherPhotoHash ? peer.otherPhoto : Data()
-            // The lying media type rides along here too.
             return Response(status: .ok, headers: [.contentType: "text/javascript"], body: .init(byteBuffer: ByteBuffer(data: bytes)))
         }
+        return router
+    }
+
+    /// Runs the peer on a free loopback port for the duration of `body`.
+    func serve(_ body: @escaping @Sendable (URL) async throws -> Void) async throws {
+        try await Self.serve(router(), body)
+    }
+
+    /// Runs `router` on a free loopback port for the duration of `body`.
+    static func serve(_ router: Router<BasicRequestContext>, _ body: @escaping @Sendable (URL) async throws -> Void) async throws {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "hostile-peer"))
@@ -120,6 +132,11 @@ struct HostilePeer {
             try await tasks.waitForAll()
         }
     }
+}
+
+/// Requests a peer received for bytes.
+final class BlobRequests: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 @Suite("A hostile peer cannot lie its way in", .timeLimit(.minutes(3)))
@@ -221,5 +238,56 @@ struct HostilePeerTests {
                 #expect(String(decoding: metrics, as: UTF8.self).contains("attach_sync_invalid_changes{peer=\"\(url.absoluteString)\"} 6"))
             }
         }
+    }
+
+    @Test("a page larger than the round takes is asked for again with fewer changes, down to what fits")
+    func oversizedBatchesShrink() async throws {
+        let asked = Mutex<[Int]>([])
+        let router = Router()
+        router.get("sync/changes") { request, _ -> Response in
+            let limit = Int(request.uri.queryParameters.get("limit") ?? "500") ?? 500
+            asked.withLock { $0.append(limit) }
+            // Each change carries 40 KiB of body: 500 of them are 20 MB, over the 16 MiB cap.
+            let changes = (0..<limit).map { index -> [String: Any] in
+                ["kind": "note", "note": [
+                    "id": String(format: "77777777-7777-4777-8777-%012d", index), "title": "note \(index)",
+                    "body": String(repeating: "b", count: 40 << 10), "createdAt": HostilePeer.now, "updatedAt": HostilePeer.now,
+                    "clock": HostilePeer.clock(),
+                ] as [String: Any]]
+            }
+            let json = try JSONSerialization.data(withJSONObject: ["peerID": "big-peer", "changes": changes,
+                                                                   "nextSequence": limit, "hasMore": false])
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: json)))
+        }
+        let fixture = try ServerFixture()
+        try await HostilePeer.serve(router) { url in
+            let report = try await SyncRound(peer: Peer(url: url)).run(into: try await fixture.store())
+            #expect(report.applied.notesApplied == 250)
+        }
+        #expect(asked.withLock { $0 } == [500, 250], "the round asked again for half as many")
+    }
+
+    @Test("with a token, an anonymous request for a remote original is refused and never makes the server ask its peers")
+    func anonymousRequestsFetchNothing() async throws {
+        let hostile = try HostilePeer(ending: .stuck)
+        let blobRequests = BlobRequests()
+        let router = hostile.router { blobRequests.count.add(1, ordering: .relaxed) }
+        let base = try ServerFixture(token: "owner-token")
+        try await HostilePeer.serve(router) { url in
+            var fixture = base
+            fixture.configuration.peers = [url]
+            let store = try await fixture.store()
+            await #expect(throws: SyncError.self, "the records arrive, then the stuck feed ends the round") {
+                try await SyncRound(peer: Peer(url: url)).run(into: store)
+            }
+            try await fixture.test { client in
+                for path in ["/api/attachments/\(HostilePeer.lyingTypeAttachment)/original",
+                             "/api/attachments/\(HostilePeer.lyingTypeAttachment)/thumbnail?size=200", "/blobs/sha256/\(hostile.photoHash)"] {
+                    let status = try await client.execute(uri: path, method: .get).status
+                    #expect(status == .unauthorized, "\(path)")
+                }
+            }
+        }
+        #expect(blobRequests.count.load(ordering: .relaxed) == 0, "no anonymous request reached the peer")
     }
 }

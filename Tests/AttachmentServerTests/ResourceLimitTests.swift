@@ -14,6 +14,10 @@ final class BareSocket {
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        // A fixed receive window (Linux would grow it to 32 MiB on loopback, enough to swallow a
+        // whole photo unread); 256 KiB is still large enough for a fast drain.
+        var receiveBuffer: Int32 = 256 << 10
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -30,6 +34,13 @@ final class BareSocket {
 
     func send(_ text: String) {
         _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Bytes received and not yet read.
+    var unread: Int {
+        var count: Int32 = 0
+        _ = ioctl(fd, UInt(FIONREAD), &count)
+        return Int(count)
     }
 
     /// Reads until the server closes (or resets) the connection or `limit` bytes; how many arrived.
@@ -100,7 +111,11 @@ struct ResourceLimitTests {
         try await LiveServerTests.serve(fixture) { port, _ in
             let reader = try BareSocket(port: port)
             reader.send("GET /api/attachments/\(attachment.id)/original HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            try await Task.sleep(for: .seconds(4))  // reads nothing while the server's writes pile up
+            // Read nothing until the receive window is full, so the server's writes are stuck
+            // (on a loaded machine the answer may take a while to start), then a while longer.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while reader.unread < 128 << 10, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            try await Task.sleep(for: .seconds(3))
             let started = ContinuousClock.now
             let (bytes, closed) = reader.drain()
             print("slow reader: drained \(bytes) bytes in \(ContinuousClock.now - started), closed: \(closed)")

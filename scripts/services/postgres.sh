@@ -157,6 +157,20 @@ EOF
     >>"$DATA/postgresql.conf"
 }
 
+# ensure_tls: a self-signed certificate for 127.0.0.1 (made once, kept), so clients can test
+# TLS with sslmode=require or verify-full; DIR/ca.crt is the certificate to trust.
+ensure_tls() {
+  if [ ! -s "$DATA/server.crt" ] || [ ! -s "$DATA/server.key" ]; then
+    command -v openssl >/dev/null || svc_install_debs openssl
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=127.0.0.1" \
+      -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+      -keyout "$DATA/server.key" -out "$DATA/server.crt" >/dev/null 2>&1 || svc_die "openssl could not make the TLS certificate"
+    chown "$OWNER" "$DATA/server.key" "$DATA/server.crt"
+    chmod 600 "$DATA/server.key"
+  fi
+  install -m 0644 "$DATA/server.crt" "$STATE/ca.crt"
+}
+
 # write_settings PORT: the settings this script owns, rewritten on every start.
 write_settings() {
   {
@@ -166,6 +180,10 @@ write_settings() {
     echo "unix_socket_directories = ''"
     echo "password_encryption = 'scram-sha-256'"
     echo "logging_collector = off"
+    echo "# TLS for clients that ask (sslmode=require|verify-full); plain connections still work"
+    echo "ssl = on"
+    echo "ssl_cert_file = 'server.crt'"
+    echo "ssl_key_file = 'server.key'"
     if [ "${ATTACH_PG_DURABLE:-0}" = 1 ]; then
       echo "# ATTACH_PG_DURABLE=1: crash-safe defaults kept"
     else
@@ -268,6 +286,7 @@ cmd_start() {
   if [ ! -s "$STATE/admin-password" ] || [ ! -s "$STATE/password" ]; then
     svc_die "the cluster's passwords are missing from $STATE; run: postgres.sh destroy $STATE"
   fi
+  ensure_tls
   write_settings "$port"
   echo "$port" >"$STATE/port"
   local log=$DATA/server.log

@@ -91,6 +91,14 @@ if [ "$pg_ok" = 0 ]; then
   }
   check "postgres: a wrong password is refused" pg_wrong_password
 
+  pg_tls_verified() {
+    local out
+    out=$(sql "$PG_URL?sslmode=verify-full&sslrootcert=$PGDIR/ca.crt" \
+      "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()") || return 1
+    [ "$out" = t ] || { echo "got: $out" >&2; return 1; }
+  }
+  check "postgres: TLS with its certificate verified (sslmode=verify-full)" pg_tls_verified
+
   pg_loopback_only() {
     [ "$(svc_listen_addrs "$PG_PORT" | sort -u | tr '\n' ' ')" = "127.0.0.1 " ] &&
       [ ! -S "/var/run/postgresql/.s.PGSQL.$PG_PORT" ] && [ ! -S "/tmp/.s.PGSQL.$PG_PORT" ]

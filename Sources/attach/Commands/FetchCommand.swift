@@ -26,7 +26,8 @@ struct FetchCommand: AsyncParsableCommand {
         let store = try await storeOptions.open()
         let peerURLs = peers.isEmpty ? try await store.knownPeers() : peers
         guard !peerURLs.isEmpty else { throw ValidationError("this store has no peer yet: give --peer URL") }
-        let fetcher = BlobFetcher(peers: try tokenOption.peers(peerURLs))
+        let http = try tokenOption.httpClient()
+        let fetcher = BlobFetcher(peers: try tokenOption.peers(peerURLs), http: http.http)
         var wanted: [(BlobHash, Int64)]
         if let attachment {
             let found = try await store.attachment(try await store.resolveAttachmentID(attachment))
@@ -34,7 +35,10 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             wanted = try await store.remoteBlobs()
         }
-        if wanted.isEmpty { return Console.out("nothing to fetch: the bytes are here") }
+        if wanted.isEmpty {
+            await http.shutdown()
+            return Console.out("nothing to fetch: the bytes are here")
+        }
 
         let total = wanted.reduce(Int64(0)) { $0 + $1.1 }
         let bar = ProgressBar(total: total, items: wanted.count)
@@ -53,6 +57,7 @@ struct FetchCommand: AsyncParsableCommand {
             if case .failed(let error)? = outcome { failures.append("\(hash.short): \(error)") }
         }
         bar.finish()
+        await http.shutdown()
         Console.out("fetched \(wanted.count - failures.count) of \(wanted.count) blobs (\(Formatting.bytes(fetcher.bytesReceived)) received)"
             + (failures.isEmpty ? "" : "; \(failures.count) failed:"))
         for failure in failures { Console.error("  \(failure)") }

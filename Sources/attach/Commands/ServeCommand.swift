@@ -45,6 +45,16 @@ struct ServeCommand: AsyncParsableCommand {
                                + "its origin may write, https makes the session cookie Secure.", valueName: "URL"))
     var publicURL: String?
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "FILE"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "FILE"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("peer-ca"),
+            help: ArgumentHelp("Trust only the certificates in this PEM file for https:// peers (a private CA).", valueName: "FILE"))
+    var peerCertificateAuthority: String?
+
     @Option(name: .customLong("session-hours"), help: ArgumentHelp("How long a browser login lasts.", valueName: "HOURS"))
     var sessionHours: Double = 168
 
@@ -117,6 +127,12 @@ struct ServeCommand: AsyncParsableCommand {
             guard let url = URL(string: publicURL) else { throw ValidationError("--public-url \(publicURL) is not a URL") }
             configuration.publicURL = url
         }
+        switch (tlsCertificate, tlsKey) {
+        case (let certificate?, let key?): configuration.tls = .init(certificateChain: certificate, privateKey: key)
+        case (nil, nil): break
+        default: throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        configuration.peerCertificateAuthority = peerCertificateAuthority
         guard sessionHours > 0 else { throw ValidationError("--session-hours must be positive") }
         configuration.sessionLifetime = .seconds(Int64(sessionHours * 3600))
         configuration.maxUploadBytes = maxUploadMiB << 20
@@ -158,8 +174,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let storePath = configuration.storeDirectory.path(percentEncoded: false)
+        let scheme = configuration.tls == nil ? "http" : "https"
         configuration.onServerRunning = { port in
-            Console.out("serving \(storePath) on http://\(shownHost):\(port)")
+            Console.out("serving \(storePath) on \(scheme)://\(shownHost):\(port)")
         }
         try await AttachmentServer.run(configuration)
     }

@@ -27,10 +27,11 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await storeOptions.open()
+            let http = try tokenOption.httpClient()
             var failed = false
             for peer in try tokenOption.peers(peers) {
                 do {
-                    let report = try await SyncRound(peer: peer).run(into: store)
+                    let report = try await SyncRound(peer: peer, http: http.http).run(into: store)
                     if json {
                         Console.json(report)
                     } else {
@@ -48,6 +49,7 @@ struct SyncCommand: AsyncParsableCommand {
                     failed = true
                 }
             }
+            await http.shutdown()
             if failed { throw CommandFailure(code: ExitStatus.damage) }
         }
     }

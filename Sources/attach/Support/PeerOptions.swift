@@ -2,10 +2,19 @@ import ArgumentParser
 import AttachmentSync
 import Foundation
 
-/// `--token T` for the sync commands, also read from `$ATTACH_TOKEN`.
+/// `--token T` (also read from `$ATTACH_TOKEN`) and `--peer-ca FILE` for the sync commands.
 struct PeerTokenOption: ParsableArguments {
     @Option(help: ArgumentHelp("Bearer token of the peer's sync endpoints (default: $ATTACH_TOKEN).", valueName: "T"))
     var token: String?
+
+    @Option(name: .customLong("peer-ca"),
+            help: ArgumentHelp("Trust only the certificates in this PEM file for https:// peers (a private CA).", valueName: "FILE"))
+    var peerCertificateAuthority: String?
+
+    /// The HTTP client for the peers; shut it down when done.
+    func httpClient() throws -> PeerHTTPClient {
+        try PeerHTTPClient.trusting(certificateAuthorityFile: peerCertificateAuthority)
+    }
 
     /// The token to send, if any.
     var value: String? {
