@@ -42,6 +42,7 @@ run: deps
 ## afterwards, pass or fail), then the API fuzzing pass and the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
+	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"
 	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory fuzz-short

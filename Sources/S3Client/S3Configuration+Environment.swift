@@ -63,11 +63,20 @@ extension S3Configuration {
         self = try Self.fromEnvironment(merged)
     }
 
+    /// `NAME`, or the contents of the file `NAME_FILE` names (a trailing newline dropped), so a
+    /// secret need not sit in the environment of every process.
     private static func required(_ name: String, in environment: [String: String]) throws(S3ClientError) -> String {
-        guard let value = nonEmpty(environment[name]) else {
-            throw .invalidConfiguration("\(name) is not set")
+        if let value = nonEmpty(environment[name]) { return value }
+        if let file = nonEmpty(environment[name + "_FILE"]) {
+            guard let contents = FileManager.default.contents(atPath: file), let text = String(data: contents, encoding: .utf8) else {
+                throw .invalidConfiguration("\(name)_FILE names \(file), which cannot be read")
+            }
+            guard let value = nonEmpty(text.trimmingCharacters(in: .newlines)) else {
+                throw .invalidConfiguration("\(name)_FILE names \(file), which is empty")
+            }
+            return value
         }
-        return value
+        throw .invalidConfiguration("\(name) (or \(name)_FILE) is not set")
     }
 }
 

@@ -27,13 +27,21 @@ struct AttachCommand: AsyncParsableCommand {
     /// Parses the arguments, runs the command, and maps every failure to the documented exit code.
     static func main() async {
         Signals.ignoreFileSizeLimit()
+        let arguments = EnvironmentArguments(Array(CommandLine.arguments.dropFirst()))
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot(arguments.arguments)
+        } catch {
+            Foundation.exit(ExitStatus.report(arguments.environmentError(for: error) ?? error))
+        }
+        do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+        } catch let error as ValidationError {
+            Foundation.exit(ExitStatus.report(arguments.environmentError(for: error) ?? error))
         } catch {
             Foundation.exit(ExitStatus.report(error))
         }

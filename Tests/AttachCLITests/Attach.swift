@@ -12,8 +12,9 @@ enum Attach {
 
     /// Runs `attach ARGUMENTS --store STORE` to completion; with `measuringMemory`, its
     /// outcome's peak RSS is its own.
-    static func run(_ arguments: [String], store: URL?, measuringMemory: Bool = false) async throws -> ChildProcess.Outcome {
-        try await ChildProcess.run(binary, arguments + storeArguments(store), measuringMemory: measuringMemory)
+    static func run(_ arguments: [String], store: URL?, environment: [String: String] = [:],
+                    measuringMemory: Bool = false) async throws -> ChildProcess.Outcome {
+        try await ChildProcess.run(binary, arguments + storeArguments(store), environment: environment, measuringMemory: measuringMemory)
     }
 
     /// Runs `LAUNCHER... attach ARGUMENTS --store STORE`, for `prlimit` and `setpriv`.

@@ -12,12 +12,12 @@ final class ServerProcess: Sendable {
 
     /// Starts `LAUNCHER... attach serve --store STORE --port PORT EXTRA...` and waits until it
     /// listens. A launcher such as `prlimit --fsize=N` runs the server under a limit.
-    init(store: URL, port: Int, _ extra: [String] = [], launcher: [String] = []) async throws {
+    init(store: URL, port: Int, _ extra: [String] = [], launcher: [String] = [], environment: [String: String] = [:]) async throws {
         self.store = store
         self.port = port
         let command = launcher + [Attach.binary, "serve", "--store", store.path(percentEncoded: false), "--port", String(port),
                                   "--log-level", "warning"] + extra
-        process = try ChildProcess(command[0], Array(command.dropFirst()))
+        process = try ChildProcess(command[0], Array(command.dropFirst()), environment: environment)
         let deadline = ContinuousClock.now + .seconds(20)
         while !process.stdoutSoFar.contains("serving ") {
             guard ContinuousClock.now < deadline else { throw Failed(message: "attach serve did not start on port \(port)") }
@@ -53,10 +53,11 @@ final class ServerProcess: Sendable {
         try await Self.request(url + path, method: method, body: try JSONSerialization.data(withJSONObject: json)).status
     }
 
-    static func request(_ url: String, method: String, body: Data?) async throws -> (status: Int, body: Data) {
+    static func request(_ url: String, method: String, body: Data?, headers: [String: String] = [:]) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         request.timeoutInterval = 60
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

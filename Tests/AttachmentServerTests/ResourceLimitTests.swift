@@ -1,6 +1,8 @@
 @testable import AttachmentServer
 import AttachmentStore
 import Foundation
+import NIOCore
+import NIOEmbedded
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -115,12 +117,33 @@ struct ResourceLimitTests {
             // (on a loaded machine the answer may take a while to start), then a while longer.
             let deadline = ContinuousClock.now + .seconds(60)
             while reader.unread < 128 << 10, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            try await Task.sleep(for: .seconds(3))
+            // The server fills its own send buffer too before it is stuck; give it time on a loaded machine.
+            try await Task.sleep(for: .seconds(10))
             let started = ContinuousClock.now
             let (bytes, closed) = reader.drain()
             print("slow reader: drained \(bytes) bytes in \(ContinuousClock.now - started), closed: \(closed)")
             #expect(closed, "the server closed the connection")
             #expect(bytes < Int(attachment.byteCount), "only \(bytes) of \(attachment.byteCount) bytes were sent before the cut")
         }
+    }
+
+    @Test("the write deadline starts when the connection stops being writable and closes it after the timeout")
+    func writeDeadlineClosesAStuckConnection() throws {
+        let channel = EmbeddedChannel()
+        let loop = channel.embeddedEventLoop
+        try channel.pipeline.syncOperations.addHandler(SlowClientHandler(headTimeout: .seconds(3600), writeTimeout: .seconds(5)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .seconds(4))
+        #expect(channel.isActive, "not yet")
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .seconds(10))
+        #expect(channel.isActive, "a client that reads again resets the deadline")
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .seconds(5))
+        #expect(!channel.isActive, "closed after 5 s without the client reading")
     }
 }

@@ -11,13 +11,26 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the web UI and the JSON API (default http://127.0.0.1:8080).",
         discussion: """
             Creates the store when the folder is missing or empty. Stops gracefully on SIGINT or
-            SIGTERM: requests in flight, uploads included, finish first. With --token every
+            SIGTERM: requests in flight, uploads included, finish first. Every option can also
+            be given in the environment as ATTACH_<OPTION> (ATTACH_MAX_UPLOAD=512; a list for
+            --peer and --allowed-host is comma-separated); the command line wins. With --token every
             route but /health and the login page needs credentials: `Authorization: Bearer
             TOKEN`, or the session cookie a browser gets by logging in at /login. Listening
             beyond loopback needs --token. Requests naming a Host other than loopback,
             localhost, the bound address, --public-url or an --allowed-host are refused (421).
             """
     )
+
+    /// Every option, by its long name; each is also read from `ATTACH_<NAME>` (see
+    /// ``EnvironmentArguments``). A test checks the list against the command's options.
+    static let environmentOptions = [
+        "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "allowed-host",
+        "public-url", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "idle-timeout", "request-head-timeout",
+        "min-upload-rate", "upload-rate-window", "max-connections", "max-concurrent-uploads", "response-write-timeout",
+        "log-level", "peer", "peer-token", "peer-token-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
+    ]
+    /// The options that may be given more than once (a comma-separated list in the environment).
+    static let repeatableOptions: Set<String> = ["peer", "allowed-host"]
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -28,13 +41,19 @@ struct ServeCommand: AsyncParsableCommand {
     var port = 8080
 
     @Option(help: ArgumentHelp("The token every request needs (`Authorization: Bearer TOKEN`, or log in at /login).",
-                               discussion: "Default: $ATTACH_TOKEN; required when --host is not loopback.", valueName: "T"))
+                               discussion: "Required when --host is not loopback. Prefer --token-file: `ps` shows arguments.", valueName: "T"))
     var token: String?
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (its first line).", valueName: "FILE"))
+    var tokenFile: String?
 
     @Option(name: .customLong("sync-token"),
             help: ArgumentHelp("A second token that allows only the peer protocol (/sync/*, /blobs/*), for peers.",
-                               discussion: "Default: $ATTACH_SYNC_TOKEN. Needs --token.", valueName: "T"))
+                               discussion: "Needs --token.", valueName: "T"))
     var syncToken: String?
+
+    @Option(name: .customLong("sync-token-file"), help: ArgumentHelp("Read --sync-token from this file.", valueName: "FILE"))
+    var syncTokenFile: String?
 
     @Option(name: .customLong("allowed-host"),
             help: ArgumentHelp("A host name this server answers to besides loopback and localhost (repeatable).", valueName: "NAME"))
@@ -99,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("peer-token"), help: ArgumentHelp("The token of the peers' sync endpoints.", valueName: "T"))
     var peerToken: String?
 
+    @Option(name: .customLong("peer-token-file"), help: ArgumentHelp("Read --peer-token from this file.", valueName: "FILE"))
+    var peerTokenFile: String?
+
     @Option(name: .customLong("sync-interval"), help: ArgumentHelp("Seconds between sync rounds with a peer.", valueName: "SECONDS"))
     var syncInterval: Double = 5
 
@@ -119,9 +141,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.storeDirectory = storeOptions.url
         configuration.objectStore = try storeOptions.blobLocation().objectStore()
         configuration.catalogDatabase = try await storeOptions.catalogDatabase(logger: configuration.logger)
-        let environment = ProcessInfo.processInfo.environment
-        configuration.token = token ?? environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        configuration.syncToken = syncToken ?? environment["ATTACH_SYNC_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.token = try SecretFile.either(token, option: "--token", file: tokenFile, fileOption: "--token-file")
+        configuration.syncToken = try SecretFile.either(syncToken, option: "--sync-token", file: syncTokenFile, fileOption: "--sync-token-file")
         configuration.allowedHosts = allowedHosts
         if let publicURL {
             guard let url = URL(string: publicURL) else { throw ValidationError("--public-url \(publicURL) is not a URL") }
@@ -137,7 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.sessionLifetime = .seconds(Int64(sessionHours * 3600))
         configuration.maxUploadBytes = maxUploadMiB << 20
         configuration.peers = try peers.map { try Peer(parsing: $0).url }
-        configuration.peerToken = peerToken
+        configuration.peerToken = try SecretFile.either(peerToken, option: "--peer-token", file: peerTokenFile, fileOption: "--peer-token-file")
         if let peerBandwidth {
             guard peerBandwidth > 0 else { throw ValidationError("--peer-bandwidth must be positive") }
             configuration.peerBandwidth = Int64(peerBandwidth * 1_048_576)

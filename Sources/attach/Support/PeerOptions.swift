@@ -7,6 +7,9 @@ struct PeerTokenOption: ParsableArguments {
     @Option(help: ArgumentHelp("Bearer token of the peer's sync endpoints (default: $ATTACH_TOKEN).", valueName: "T"))
     var token: String?
 
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (its first line).", valueName: "FILE"))
+    var tokenFile: String?
+
     @Option(name: .customLong("peer-ca"),
             help: ArgumentHelp("Trust only the certificates in this PEM file for https:// peers (a private CA).", valueName: "FILE"))
     var peerCertificateAuthority: String?
@@ -16,13 +19,15 @@ struct PeerTokenOption: ParsableArguments {
         try PeerHTTPClient.trusting(certificateAuthorityFile: peerCertificateAuthority)
     }
 
-    /// The token to send, if any.
-    var value: String? {
-        token ?? ProcessInfo.processInfo.environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    /// The token to send, if any: `--token`, `--token-file`, else `$ATTACH_TOKEN`.
+    func value() throws -> String? {
+        try SecretFile.either(token, option: "--token", file: tokenFile, fileOption: "--token-file")
+            ?? ProcessInfo.processInfo.environment["ATTACH_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Parses peer URLs with this token.
     func peers(_ urls: [String]) throws -> [Peer] {
-        try urls.map { try Peer(parsing: $0, token: value) }
+        let token = try value()
+        return try urls.map { try Peer(parsing: $0, token: token) }
     }
 }

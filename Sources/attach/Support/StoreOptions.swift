@@ -47,7 +47,10 @@ struct StoreOptions: ParsableArguments {
     /// - Throws: `ValidationError` for a malformed location; the database's error when it
     ///   cannot be reached.
     func catalogDatabase(logger: Logger = Logger(label: "attach-catalog")) async throws -> (any SQLDatabase)? {
-        let text = catalog ?? ProcessInfo.processInfo.environment["ATTACH_CATALOG"] ?? ""
+        let environment = ProcessInfo.processInfo.environment
+        // ATTACH_CATALOG_FILE: the URL (with its password) from a file, off every command line.
+        let text = try catalog ?? environment["ATTACH_CATALOG"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment["ATTACH_CATALOG_FILE"].flatMap { $0.isEmpty ? nil : try SecretFile.read($0, for: "ATTACH_CATALOG_FILE") } ?? ""
         if text.isEmpty || text == "sqlite" { return nil }
         guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
             throw ValidationError("--catalog \(text): expected sqlite or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
