@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: run test services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short soak clean
+.PHONY: install run test services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -26,6 +26,13 @@ corpus:
 ## build: compile the package (debug)
 build: deps
 	$(SWIFT) build
+
+## install: the release binary into $(DESTDIR)$(PREFIX)/bin, its bash, zsh and fish completions and
+## its man page into $(DESTDIR)$(PREFIX)/share (PREFIX=/usr/local; CONFIGURATION=debug for a quick one)
+PREFIX ?= /usr/local
+CONFIGURATION ?= release
+install: deps
+	SWIFT=$(SWIFT) scripts/install.sh $(CONFIGURATION) "$(DESTDIR)$(PREFIX)"
 
 ## browser-deps: install chromium, chromium-driver and python3-selenium with apt-get when missing
 browser-deps:
@@ -43,6 +50,7 @@ run: deps
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"
+	scripts/check-install.sh
 	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory fuzz-short

@@ -74,6 +74,7 @@ let package = Package(
                 "Imaging", "CatalogSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -131,8 +132,11 @@ let package = Package(
                 "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3", "AttachmentPostgres", "CatalogSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["BuildInfoPlugin"]
         ),
+        // Writes BuildInfo.swift (the commit) before every build of `attach`, for `attach --version`.
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool(), path: "Plugins/BuildInfoPlugin"),
         .executableTarget(
             name: "attach-bench",
             dependencies: [

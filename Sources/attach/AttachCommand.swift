@@ -15,7 +15,7 @@ struct AttachCommand: AsyncParsableCommand {
             The store is a folder (default ./attach-data, or $ATTACH_STORE, or --store DIR).
             Exit codes: 0 ok, 1 usage or input error, 2 damage or internal error.
             """,
-        version: "0.1.0",
+        version: Version.description,
         subcommands: [
             InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
             ExportCommand.self, RemoveCommand.self, VerifyCommand.self, GarbageCollectCommand.self,

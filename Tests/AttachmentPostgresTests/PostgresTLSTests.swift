@@ -33,7 +33,7 @@ struct PostgresTLSTests {
         #expect(try await Self.connectionIsEncrypted(base + "&sslmode=require"))
         #expect(try await Self.connectionIsEncrypted(base) == false)
         let cleanup = try await PostgresCatalogDatabase.connect(url: base, logger: PostgresTestEnvironment.logger, connections: 1)
-        _ = try? await cleanup.write { try $0.execute("DROP SCHEMA \(schema) CASCADE") }
+        _ = try await cleanup.write { try $0.execute("DROP SCHEMA \(schema) CASCADE") }
         await cleanup.close()
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Streaming originals", .timeLimit(.minutes(1)))
+@Suite("Streaming originals", .timeLimit(.minutes(3)))
 struct OriginalStreamTests {
     @Test("chunks report growing progress that ends at the total")
     func progressReachesTotal() async throws {

@@ -16,7 +16,7 @@ struct InProcessPeer: RemoteBlobSource {
     }
 }
 
-@Suite("Sync core: change feed, merge, lazy bytes", .timeLimit(.minutes(1)))
+@Suite("Sync core: change feed, merge, lazy bytes", .timeLimit(.minutes(3)))
 struct SyncCoreTests {
     /// Pulls every change of `from` into `to`, like one `attach sync pull` round.
     static func pull(_ to: AttachmentStore, from: AttachmentStore) async throws {

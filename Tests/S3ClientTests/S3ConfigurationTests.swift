@@ -1,6 +1,7 @@
 import Foundation
 @testable import S3Client
 import Testing
+import TestSupport
 
 @Suite("S3 configuration")
 struct S3ConfigurationTests {
@@ -33,7 +34,26 @@ struct S3ConfigurationTests {
     func missingVariable() {
         var environment = environment
         environment["S3_SECRET_KEY"] = nil
-        #expect(throws: S3ClientError.invalidConfiguration("S3_SECRET_KEY is not set")) {
+        #expect(throws: S3ClientError.invalidConfiguration("S3_SECRET_KEY (or S3_SECRET_KEY_FILE) is not set")) {
+            try S3Configuration.fromEnvironment(environment)
+        }
+    }
+
+    @Test("credentials may come from files named by S3_ACCESS_KEY_FILE and S3_SECRET_KEY_FILE, their newline dropped")
+    func credentialsFromFiles() throws {
+        let directory = try TemporaryDirectory("s3-secrets")
+        let (access, secret) = (directory.appending("access"), directory.appending("secret"))
+        try Data("from-file-access\n".utf8).write(to: access)
+        try Data("from-file-secret\n".utf8).write(to: secret)
+        var environment = environment
+        environment["S3_ACCESS_KEY"] = nil
+        environment["S3_SECRET_KEY"] = nil
+        environment["S3_ACCESS_KEY_FILE"] = access.path(percentEncoded: false)
+        environment["S3_SECRET_KEY_FILE"] = secret.path(percentEncoded: false)
+        let configuration = try S3Configuration.fromEnvironment(environment)
+        #expect(configuration.accessKey == "from-file-access" && configuration.secretKey == "from-file-secret")
+        environment["S3_SECRET_KEY_FILE"] = "/nonexistent/secret"
+        #expect(throws: S3ClientError.invalidConfiguration("S3_SECRET_KEY_FILE names /nonexistent/secret, which cannot be read")) {
             try S3Configuration.fromEnvironment(environment)
         }
     }

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking loopback socket, for clients that misbehave on purpose (hold connections, never read).
+public final class BareSocket {
+    /// The socket's descriptor.
+    public let fd: Int32
+
+    /// Connects to `127.0.0.1:port`, with a fixed 256 KiB receive window and a 10 s read timeout.
+    public init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        // A fixed receive window (Linux would grow it to 32 MiB on loopback, enough to swallow a
+        // whole photo unread); 256 KiB is still large enough for a fast drain.
+        var receiveBuffer: Int32 = 256 << 10
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `text` (no error when the peer has gone).
+    public func send(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Bytes received and not yet read.
+    public var unread: Int {
+        var count: Int32 = 0
+        _ = ioctl(fd, UInt(FIONREAD), &count)
+        return Int(count)
+    }
+
+    /// Reads until the server closes (or resets) the connection or `limit` bytes; how many arrived.
+    public func drain(limit: Int = 64 << 20) -> (bytes: Int, closed: Bool) {
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while total < limit {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return (total, true) }
+            if count < 0 { return (total, errno == ECONNRESET) }
+            total += count
+        }
+        return (total, false)
+    }
+}
+
