@@ -70,9 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "FILE"))
     var tlsKey: String?
 
-    @Option(name: .customLong("peer-ca"),
-            help: ArgumentHelp("Trust only the certificates in this PEM file for https:// peers (a private CA).", valueName: "FILE"))
-    var peerCertificateAuthority: String?
+    @OptionGroup var peerCertificates: PeerCertificateOption
 
     @Option(name: .customLong("session-hours"), help: ArgumentHelp("How long a browser login lasts.", valueName: "HOURS"))
     var sessionHours: Double = 168
@@ -153,7 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
         case (nil, nil): break
         default: throw ValidationError("--tls-cert and --tls-key go together")
         }
-        configuration.peerCertificateAuthority = peerCertificateAuthority
+        configuration.peerCertificateAuthority = peerCertificates.file
         guard sessionHours > 0 else { throw ValidationError("--session-hours must be positive") }
         configuration.sessionLifetime = .seconds(Int64(sessionHours * 3600))
         configuration.maxUploadBytes = maxUploadMiB << 20

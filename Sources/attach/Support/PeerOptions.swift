@@ -2,6 +2,18 @@ import ArgumentParser
 import AttachmentSync
 import Foundation
 
+/// `--peer-ca FILE`: the certificates to trust for `https://` peers, for every command that talks to peers.
+struct PeerCertificateOption: ParsableArguments {
+    @Option(name: .customLong("peer-ca"),
+            help: ArgumentHelp("Trust only the certificates in this PEM file for https:// peers (a private CA).", valueName: "FILE"))
+    var file: String?
+
+    /// The HTTP client for the peers; shut it down when done.
+    func httpClient() throws -> PeerHTTPClient {
+        try PeerHTTPClient.trusting(certificateAuthorityFile: file)
+    }
+}
+
 /// `--token T` (also read from `$ATTACH_TOKEN`) and `--peer-ca FILE` for the sync commands.
 struct PeerTokenOption: ParsableArguments {
     @Option(help: ArgumentHelp("Bearer token of the peer's sync endpoints (default: $ATTACH_TOKEN).", valueName: "T"))
@@ -10,14 +22,10 @@ struct PeerTokenOption: ParsableArguments {
     @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (its first line).", valueName: "FILE"))
     var tokenFile: String?
 
-    @Option(name: .customLong("peer-ca"),
-            help: ArgumentHelp("Trust only the certificates in this PEM file for https:// peers (a private CA).", valueName: "FILE"))
-    var peerCertificateAuthority: String?
+    @OptionGroup var certificates: PeerCertificateOption
 
     /// The HTTP client for the peers; shut it down when done.
-    func httpClient() throws -> PeerHTTPClient {
-        try PeerHTTPClient.trusting(certificateAuthorityFile: peerCertificateAuthority)
-    }
+    func httpClient() throws -> PeerHTTPClient { try certificates.httpClient() }
 
     /// The token to send, if any: `--token`, `--token-file`, else `$ATTACH_TOKEN`.
     func value() throws -> String? {
