@@ -9,7 +9,7 @@ import TestSupport
 import Glibc
 #endif
 
-@Suite("Resource limits", .timeLimit(.minutes(2)))
+@Suite("Resource limits", .timeLimit(.minutes(4)))
 struct ResourceLimitTests {
     @Test("connections beyond the limit are closed as they arrive; one frees a place")
     func connectionsAreCapped() async throws {

@@ -8,7 +8,8 @@ public final class BareSocket {
     /// The socket's descriptor.
     public let fd: Int32
 
-    /// Connects to `127.0.0.1:port`, with a fixed 256 KiB receive window and a 10 s read timeout.
+    /// Connects to `127.0.0.1:port`, with a fixed 256 KiB receive window and a 60 s read timeout (a
+    /// loaded machine may take seconds to answer).
     public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
@@ -24,7 +25,7 @@ public final class BareSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
