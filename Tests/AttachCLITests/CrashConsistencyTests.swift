@@ -15,6 +15,7 @@ struct CrashConsistencyTests {
 
         var acknowledged: [(id: String, hash: String)] = []
         var killedMidway = 0
+        var rounds: [String] = []
         var generator = SystemRandomNumberGenerator()
         for round in 0..<24 {
             // Each round imports a different rotation of the photos, so rounds also add new blobs.
@@ -22,9 +23,10 @@ struct CrashConsistencyTests {
             let files = Array(photos[offset...] + photos[..<offset])
             let child = try Attach.start(["import", "--json", "--new-note", "round \(round)"] + files, store: store)
             // Each round is killed after a random number of acknowledgements (none, in some
-            // rounds), a random instant later, while later files are still to come — so kills
-            // land midway however fast or slow the machine is.
-            let acknowledgementsBeforeKill = round.isMultiple(of: 4) ? 0 : Int.random(in: 1...(files.count - 10), using: &generator)
+            // rounds), a random instant later, while at least half the files are still to come —
+            // so kills land midway however fast or slow the machine is, even when a loaded
+            // machine wakes this loop late.
+            let acknowledgementsBeforeKill = round.isMultiple(of: 4) ? 0 : Int.random(in: 1...(files.count / 2), using: &generator)
             let deadline = ContinuousClock.now + .seconds(60)
             while Attach.importedLines(child.stdoutSoFar).count < acknowledgementsBeforeKill, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(2))
@@ -33,14 +35,17 @@ struct CrashConsistencyTests {
             child.kill()
             let outcome = await child.wait()
             if outcome.signal == SIGKILL { killedMidway += 1 }
-            for line in Attach.importedLines(outcome.stdout) {
+            let lines = Attach.importedLines(outcome.stdout)
+            rounds.append("round \(round): waited for \(acknowledgementsBeforeKill), \(lines.count) acknowledged, "
+                          + (outcome.signal == SIGKILL ? "killed" : "ended with \(outcome.exitCode.map { "exit \($0)" } ?? "signal \(outcome.signal ?? 0)")"))
+            for line in lines {
                 let id = try #require(line.attachment["id"] as? String)
                 #expect(line.attachment["blobHash"] as? String == hashes[line.file])
                 acknowledged.append((id, hashes[line.file]!))
             }
         }
-        #expect(killedMidway >= 20)
-        #expect(!acknowledged.isEmpty)
+        #expect(killedMidway >= 20, "\(rounds.joined(separator: "\n"))")
+        #expect(!acknowledged.isEmpty, "\(rounds.joined(separator: "\n"))")
 
         let verify = try await Attach.run(["verify"], store: store)
         #expect(verify.exitCode == 0, "\(verify.stdout)\(verify.stderr)")
@@ -48,15 +53,15 @@ struct CrashConsistencyTests {
         let opened = try await AttachmentStore.open(at: store)
         for (id, hash) in acknowledged {
             let attachment = try await opened.attachment(AttachmentID(rawValue: id))
-            #expect(attachment.blobHash.rawValue == hash)
-            #expect(attachment.availability == .local)
+            #expect(attachment.blobHash.rawValue == hash, "attachment \(id)")
+            #expect(attachment.availability == .local, "attachment \(id)")
         }
 
         let gc = try await Attach.run(["gc", "--grace", "0"], store: store)
         #expect(gc.exitCode == 0, "\(gc.stderr)")
         let after = try await opened.verify()
-        #expect(after.isClean)
-        #expect(after.unreferencedFiles == 0)
+        #expect(after.isClean, "\(after)")
+        #expect(after.unreferencedFiles == 0, "gc said: \(gc.stdout)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.appending(path: "tmp").path(percentEncoded: false))
         #expect(after.temporaryFiles == 0, "left in tmp/: \(leftovers)")
     }
