@@ -71,6 +71,7 @@ extension ServerDependencies {
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
             thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher, uploadSlots: UploadSlots(limit: configuration.maxConcurrentUploads),
+            trustedProxies: try TrustedProxies(parsing: configuration.trustedProxies),
             sessions: LoginSessions(lifetime: configuration.sessionLifetime,
                                     secureCookie: configuration.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https"),
             peerHTTP: peerHTTP
@@ -91,12 +92,13 @@ extension ServerDependencies {
 /// The router with every route and middleware. Separate from ``buildApplication(_:)`` so tests
 /// can list its routes against the OpenAPI document.
 ///
-/// Order matters: the host check refuses a foreign `Host` before anything else looks at the
+/// Order matters: the forwarded headers are read (from a trusted proxy) or dropped first; the host check refuses a foreign `Host` before anything else looks at the
 /// request; the authenticators only record who a request is; each group's ``RequireAccess``
 /// decides, on the matched route, whether that is enough.
 func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let tokens = dependencies.tokens
+    router.add(middleware: ForwardedHeadersMiddleware(trusted: dependencies.trustedProxies, tls: dependencies.configuration.tls != nil))
     router.add(middleware: RequestLogMiddleware(metrics: dependencies.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())

@@ -40,6 +40,10 @@ public struct ServerConfiguration: Sendable {
     /// `https://photos.example.com` behind a reverse proxy): its host is allowed, its origin may
     /// write, and when it is `https` the session cookie is `Secure`. Default `nil`.
     public var publicURL: URL?
+    /// The reverse proxies (addresses, or networks like `10.0.0.0/8`) whose `X-Forwarded-For`
+    /// and `X-Forwarded-Proto` are believed; from anyone else those headers are ignored.
+    /// Default none.
+    public var trustedProxies: [String] = []
     /// The certificate chain and private key (PEM files) to serve HTTPS with; `nil` (the
     /// default) serves plain HTTP, for loopback or behind a TLS-terminating proxy.
     public var tls: TLSFiles?
@@ -119,6 +123,7 @@ public struct ServerConfiguration: Sendable {
         for name in allowedHosts where AllowedHosts.host(ofAuthority: name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) == nil {
             throw .invalidAllowedHost(name)
         }
+        _ = try TrustedProxies(parsing: trustedProxies)
         guard sessionLifetime > .zero else { throw .invalidDuration(name: "session lifetime") }
         guard maxClockSkew > .zero else { throw .invalidDuration(name: "maximum clock skew") }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
@@ -177,6 +182,8 @@ public struct ServerConfiguration: Sendable {
         case invalidDuration(name: String)
         /// A TLS certificate or key file cannot be read or does not parse.
         case unreadableTLSFile(path: String, reason: String)
+        /// A trusted proxy is not an IP address or network.
+        case invalidTrustedProxy(String)
         /// A count limit is zero or negative.
         case invalidLimit(name: String, Int)
         /// The minimum upload rate is not positive (leave it out, `nil`, for none).
@@ -206,6 +213,8 @@ public struct ServerConfiguration: Sendable {
                 return "peer bandwidth \(rate) must be a positive number of bytes per second"
             case .unreadableTLSFile(let path, let reason):
                 return "cannot use \(path) for TLS: \(reason); give a PEM certificate chain with --tls-cert and its PEM key with --tls-key"
+            case .invalidTrustedProxy(let entry):
+                return "trusted proxy \(entry) is not an IP address or network; give one like 127.0.0.1, ::1 or 10.0.0.0/8"
             case .invalidLimit(let name, let value):
                 return "the \(name) \(value) must be a positive number"
             case .invalidDuration(let name):

@@ -31,6 +31,8 @@ struct ServerDependencies: Sendable {
     var allowedHosts: AllowedHosts {
         AllowedHosts(bindHost: configuration.host, publicURL: configuration.publicURL, extra: configuration.allowedHosts)
     }
+    /// The proxies whose forwarded headers are believed.
+    let trustedProxies: TrustedProxies
     /// The login sessions of browsers.
     let sessions: LoginSessions
     /// The HTTP client for peers (trusting `--peer-ca` when given).

@@ -9,10 +9,12 @@ import TestSupport
 @Suite("Host allow-list (DNS rebinding)", .timeLimit(.minutes(2)))
 struct HostAllowListTests {
     /// Sends one request with exactly these header lines (no Host unless given) and reads the answer.
-    static func send(_ port: Int, _ requestLine: String, _ headers: [String], body: Data = Data()) async throws -> RawHTTPConnection.Response {
+    /// From `source` (a loopback address) when given.
+    static func send(_ port: Int, from source: String? = nil, _ requestLine: String, _ headers: [String],
+                     body: Data = Data()) async throws -> RawHTTPConnection.Response {
         let head = ([requestLine] + headers + (body.isEmpty ? [] : ["Content-Length: \(body.count)"]) + ["Connection: close", "", ""])
             .joined(separator: "\r\n")
-        let response = try await RawHTTPConnection.with(port: port) { write, read in
+        let response = try await RawHTTPConnection.with(port: port, from: source) { write, read in
             try await write(Data(head.utf8) + body)
             return try await read()
         }

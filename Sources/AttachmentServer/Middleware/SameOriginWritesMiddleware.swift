@@ -4,8 +4,9 @@ import Hummingbird
 
 /// Refuses writes (POST, PUT, PATCH, DELETE) that a browser sent from another site: when the
 /// request says `Sec-Fetch-Site: cross-site`, or carries an `Origin` that is neither the origin
-/// the request was sent to (its `Host`, already checked against ``AllowedHosts``) nor the
-/// configured public URL's, it is answered 403 `cross_origin` and changes nothing.
+/// the request was sent to (its scheme — as a trusted proxy forwards it — and its `Host`,
+/// already checked against ``AllowedHosts``) nor the configured public URL's, it is answered
+/// 403 `cross_origin` and changes nothing.
 ///
 /// A plain HTML form on any web page can POST to `127.0.0.1:8080` without a preflight; this
 /// stops such cross-site requests from changing the store even when no token is configured.
@@ -24,20 +25,22 @@ struct SameOriginWritesMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if Self.writeMethods.contains(request.method), isCrossSite(request) {
+        if Self.writeMethods.contains(request.method), isCrossSite(request, scheme: context.client.scheme) {
             throw ServerError(.forbidden, code: "cross_origin", message: "writes from another site are refused")
         }
         return try await next(request, context)
     }
 
-    /// Whether a browser says this request comes from another site.
-    func isCrossSite(_ request: Request) -> Bool {
+    /// Whether a browser says this request, which reached the server over `scheme`, comes
+    /// from another site.
+    func isCrossSite(_ request: Request, scheme: String) -> Bool {
         if request.headers[Self.secFetchSite]?.lowercased() == "cross-site" { return true }
         guard let origin = request.headers[.origin]?.lowercased() else { return false }
         if let publicOrigin, origin == publicOrigin { return false }
-        guard let host = request.head.authority?.lowercased() else { return true }
-        let originAuthority = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init)
-        return originAuthority != host
+        guard var host = request.head.authority?.lowercased() else { return true }
+        let defaultPort = scheme == "https" ? ":443" : ":80"
+        if host.hasSuffix(defaultPort) { host.removeLast(defaultPort.count) }
+        return origin != "\(scheme)://\(host)"
     }
 
     /// `scheme://host[:port]` of `url`, lowercased, with the port only when it is not the scheme's default.

@@ -37,7 +37,7 @@ struct LoginRoutes {
         let next = Self.safeNext(form.next)
         guard dependencies.tokens.areRequired else { return Self.redirect(to: next) }
         guard let token = form.token, dependencies.tokens.scope(of: token) == .full else {
-            context.logger.notice("login refused: wrong token")
+            context.logger.notice("login refused: wrong token", metadata: ["client.address": "\(context.client.address ?? "unknown")"])
             return WebUIRoutes.html(LoginPage(next: next, failed: true, assets: dependencies.assets).html, status: .unauthorized)
         }
         context.sessions.setSession(LoginSession(scope: .full), expiresIn: dependencies.sessions.lifetime)

@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
             Creates the store when the folder is missing or empty. Stops gracefully on SIGINT or
             SIGTERM: requests in flight, uploads included, finish first. Every option can also
             be given in the environment as ATTACH_<OPTION> (ATTACH_MAX_UPLOAD=512; a list for
-            --peer and --allowed-host is comma-separated); the command line wins. With --token every
+            --peer, --allowed-host and --trusted-proxy is comma-separated); the command line wins. With --token every
             route but /health and the login page needs credentials: `Authorization: Bearer
             TOKEN`, or the session cookie a browser gets by logging in at /login. Listening
             beyond loopback needs --token. Requests naming a Host other than loopback,
@@ -25,12 +25,12 @@ struct ServeCommand: AsyncParsableCommand {
     /// ``EnvironmentArguments``). A test checks the list against the command's options.
     static let environmentOptions = [
         "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "allowed-host",
-        "public-url", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "idle-timeout", "request-head-timeout",
+        "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-concurrent-uploads", "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
     ]
     /// The options that may be given more than once (a comma-separated list in the environment).
-    static let repeatableOptions: Set<String> = ["peer", "allowed-host"]
+    static let repeatableOptions: Set<String> = ["peer", "allowed-host", "trusted-proxy"]
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -63,6 +63,11 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("The address people reach the server at (behind a proxy): its host is allowed, "
                                + "its origin may write, https makes the session cookie Secure.", valueName: "URL"))
     var publicURL: String?
+
+    @Option(name: .customLong("trusted-proxy"),
+            help: ArgumentHelp("A reverse proxy's address or network (10.0.0.0/8) whose X-Forwarded-For and X-Forwarded-Proto "
+                               + "are believed (repeatable); from anyone else they are ignored.", valueName: "ADDRESS"))
+    var trustedProxies: [String] = []
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (needs --tls-key).", valueName: "FILE"))
     var tlsCertificate: String?
@@ -142,6 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.token = try SecretFile.either(token, option: "--token", file: tokenFile, fileOption: "--token-file")
         configuration.syncToken = try SecretFile.either(syncToken, option: "--sync-token", file: syncTokenFile, fileOption: "--sync-token-file")
         configuration.allowedHosts = allowedHosts
+        configuration.trustedProxies = trustedProxies
         if let publicURL {
             guard let url = URL(string: publicURL) else { throw ValidationError("--public-url \(publicURL) is not a URL") }
             configuration.publicURL = url

@@ -12,12 +12,16 @@ struct RawHTTPConnection {
         var body: Data
     }
 
-    /// Connects to `127.0.0.1:port` and runs `body` with a writer and a response reader;
-    /// the connection is closed afterwards.
+    /// Connects to `127.0.0.1:port` (from `source`, another loopback address such as
+    /// `127.0.0.2`, when given) and runs `body` with a writer and a response reader; the
+    /// connection is closed afterwards.
     static func with<T: Sendable>(
-        port: Int, _ body: (_ write: (Data) async throws -> Void, _ readResponse: () async throws -> Response?) async throws -> T
+        port: Int, from source: String? = nil,
+        _ body: (_ write: (Data) async throws -> Void, _ readResponse: () async throws -> Response?) async throws -> T
     ) async throws -> T {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
