@@ -43,7 +43,8 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, prove the service scripts (services-selftest),
+## test: install what is missing, build the corpus, check the systemd unit, `make install` and
+## contrib/nginx.conf in front of a real server, prove the service scripts (services-selftest),
 ## start a local S3 store and PostgreSQL, run every test, then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
 ## afterwards, pass or fail), then the API fuzzing pass and the real-browser test
@@ -51,6 +52,7 @@ test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"
 	scripts/check-install.sh
+	scripts/check-proxy.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
 	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory fuzz-short

@@ -151,6 +151,7 @@ let package = Package(
                 "AttachmentStore", "AttachmentS3", "AttachmentPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/TestSupport"
         ),

@@ -141,12 +141,25 @@ public final class PostgresCatalogDatabase: SQLDatabase {
                 try transaction.execute("CREATE SCHEMA \(schema)")
             }
             try transaction.execute("CREATE TABLE IF NOT EXISTS schemaMigration (id TEXT PRIMARY KEY)")
-            let applied = Set(try transaction.query("SELECT id FROM schemaMigration", []).map { try $0.requiredString("id") })
+            let appliedIDs = try transaction.query("SELECT id FROM schemaMigration", []).map { try $0.requiredString("id") }
+            let hasSettings = try transaction.queryOne("SELECT to_regclass('storeSetting') IS NOT NULL AS present", [])?.bool("present") ?? false
+            let release = hasSettings
+                ? try transaction.queryOne("SELECT value FROM storeSetting WHERE key = ?", [.text(SchemaHistory.releaseSettingKey)])?.string("value")
+                : nil
+            // A catalog a newer release migrated is refused; the transaction rolls back untouched.
+            try SchemaHistory.refuseNewer(applied: appliedIDs, known: Self.migrationIDs, recordedRelease: release,
+                                          location: "\(schema) on PostgreSQL")
+            let applied = Set(appliedIDs)
             var applying: [String] = []
             for migration in PostgresCatalogSchema.migrations where !applied.contains(migration.id) {
                 for statement in migration.statements { try transaction.execute(statement) }
                 try transaction.execute("INSERT INTO schemaMigration (id) VALUES (?)", [.text(migration.id)])
                 applying.append(migration.id)
+            }
+            if !applying.isEmpty {
+                try transaction.execute(
+                    "INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [.text(SchemaHistory.releaseSettingKey), .text(SchemaHistory.release)])
             }
             return applying
         }

@@ -44,7 +44,7 @@ extension ServerError {
         case .catalogUnavailable(let reason):
             self.init(.serviceUnavailable, code: "catalog_unavailable",
                       message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(reason))")
-        case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .blobStorageMismatch:
+        case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .catalogFromNewerRelease, .blobStorageMismatch:
             self = .internalError
         }
     }

@@ -32,6 +32,10 @@ extension AttachmentStore {
         /// The catalog's database server cannot be reached (PostgreSQL down or restarting);
         /// nothing was changed, and the same call can succeed once it is back.
         case catalogUnavailable(String)
+        /// The catalog was migrated by a newer release of attach, whose schema this one may not
+        /// read correctly; it was refused before anything was changed. The message names both
+        /// releases.
+        case catalogFromNewerRelease(String)
         /// An argument was out of range or malformed.
         case invalidArgument(String)
         /// The attachment is not an image the store can read, so it has no thumbnail.
@@ -75,6 +79,8 @@ extension AttachmentStore {
                 return "catalog error: \(message)"
             case .catalogUnavailable(let message):
                 return "the catalog database cannot be reached (\(message)); nothing was changed, try again when it is back"
+            case .catalogFromNewerRelease(let message):
+                return message
             case .invalidArgument(let message):
                 return message
             case .notAnImage(let id):

@@ -74,6 +74,8 @@ public struct SQLDatabaseError: Error, Sendable, Equatable, CustomStringConverti
         case unavailable
         /// A constraint (unique, foreign key, check) refused the statement.
         case constraint
+        /// The catalog was migrated by a newer release; it is left as it is (``SchemaHistory``).
+        case newerSchema
         /// Anything else.
         case other
     }

@@ -199,6 +199,35 @@ extension PostgresCatalogTests {
             for database in databases { await database.close() }
         }
 
+        @Test("a catalog a later release migrated is refused with both releases named, and nothing in it changes")
+        func laterCatalogIsRefusedUntouched() async throws {
+            try await PostgresTestEnvironment.withCatalog { database, schema in
+                #expect(try await database.read { try $0.scalar("SELECT value FROM storeSetting WHERE key = 'schemaRelease'") }
+                        == .text(SchemaHistory.release))
+                try await database.write { transaction in
+                    try transaction.execute("INSERT INTO schemaMigration (id) VALUES ('v99: from the future')")
+                    try transaction.execute("UPDATE storeSetting SET value = '9.1.0' WHERE key = 'schemaRelease'")
+                }
+                let snapshot = { () async throws -> [String] in
+                    try await database.read { transaction in
+                        try transaction.query("SELECT id FROM schemaMigration ORDER BY id", []).map { try $0.requiredString("id") }
+                            + transaction.query("SELECT key || '=' || value AS kv FROM storeSetting ORDER BY key", []).map { try $0.requiredString("kv") }
+                    }
+                }
+                let before = try await snapshot()
+                let refused = await databaseError {
+                    let other = try await PostgresCatalogDatabase.connect(url: PostgresTestEnvironment.url(schema: schema),
+                                                                          logger: PostgresTestEnvironment.logger)
+                    await other.close()
+                }
+                #expect(refused?.kind == .newerSchema)
+                #expect(refused?.message.contains("attach 9.1.0") == true, "\(String(describing: refused))")
+                #expect(refused?.message.contains("attach \(SchemaHistory.release)") == true)
+                #expect(refused?.message.contains("v99: from the future") == true)
+                #expect(try await snapshot() == before)
+            }
+        }
+
         @Test("the triggers keep one change row per record, latest last; cascades and restricts match SQLite's schema")
         func triggersFeedChangesInOrder() async throws {
             try await PostgresTestEnvironment.withCatalog { database, _ in

@@ -3,6 +3,11 @@ import Foundation
 
 /// Small file facts tests compare.
 public enum Files {
+    /// The SHA-256 of `data`, in lowercase hex.
+    public static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// SHA-256 of a file's bytes as lowercase hex, read in chunks.
     public static func sha256(_ url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)

@@ -89,6 +89,7 @@ final class Catalog: Sendable {
         case .full: .writeFailed(path: "catalog", reason: "No space left on device")
         case .corrupt: .catalog("the catalog is damaged (\(error.message)); run `attach verify`")
         case .unavailable: .catalogUnavailable(error.message)
+        case .newerSchema: .catalogFromNewerRelease(error.message)
         case .constraint, .other: .catalog(error.message)
         }
     }

@@ -28,13 +28,50 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
         do {
+            // An existing catalog is read first, read-only: one a newer release migrated is
+            // refused before this code writes a byte of it (even WAL mode is a write).
+            if fd < 0 { try Self.refuseNewerSchema(at: path) }
             pool = try DatabasePool(path: path, configuration: configuration)
-            try CatalogSchema.migrator.migrate(pool)
+            try Self.migrate(pool)
+        } catch let error as SQLDatabaseError where error.kind == .newerSchema {
+            throw .catalogFromNewerRelease(error.message)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
         } catch {
             throw .catalog(String(describing: error))
         }
+    }
+
+    /// Applies the migrations the catalog lacks; when it applied any, records this release as
+    /// the one that last migrated it (``SchemaHistory``).
+    private static func migrate(_ pool: DatabasePool) throws {
+        let migrator = CatalogSchema.migrator
+        let before = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        try migrator.migrate(pool)
+        let known = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        guard known != before else { return }
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                           arguments: [SchemaHistory.releaseSettingKey, SchemaHistory.release])
+        }
+    }
+
+    /// Throws ``SQLDatabaseError`` `.newerSchema` when the catalog at `path` records migrations
+    /// ``CatalogSchema`` does not have. Opens it read-only; changes nothing.
+    private static func refuseNewerSchema(at path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        let (applied, release) = try queue.read { db -> ([String], String?) in
+            guard try db.tableExists("grdb_migrations") else { return ([], nil) }
+            let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            let release = try db.tableExists("storeSetting")
+                ? try String.fetchOne(db, sql: "SELECT value FROM storeSetting WHERE key = ?", arguments: [SchemaHistory.releaseSettingKey])
+                : nil
+            return (applied, release)
+        }
+        try queue.close()
+        try SchemaHistory.refuseNewer(applied: applied, known: CatalogSchema.migrator.migrations, recordedRelease: release, location: path)
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {

@@ -46,7 +46,7 @@ enum ExitStatus {
              .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
              .notAnImage, .imageUnreadable, .imageTooLarge:
             return inputError
-        case .blobStorageMismatch:
+        case .blobStorageMismatch, .catalogFromNewerRelease:
             return inputError
         case .writeFailed, .blobMissing, .hashMismatch, .catalog, .catalogUnavailable, .objectStore:
             return damage

@@ -55,7 +55,11 @@ struct StoreOptions: ParsableArguments {
         guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
             throw ValidationError("--catalog \(text): expected sqlite or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
-        return try await PostgresCatalogDatabase.connect(url: text, logger: logger)
+        do {
+            return try await PostgresCatalogDatabase.connect(url: text, logger: logger)
+        } catch let error as SQLDatabaseError where error.kind == .newerSchema {
+            throw AttachmentStore.Error.catalogFromNewerRelease(error.message)
+        }
     }
 
     /// `configuration` with the catalog `--catalog` and the object store `--blobs` name.
