@@ -48,8 +48,10 @@ extension AttachmentStore {
                 let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
                 guard fd >= 0 else { continue }
                 defer { close(fd) }
-                // A live ingest holds an exclusive lock on its file: leave it alone.
-                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+                // A live ingest holds an exclusive lock on its file: leave it alone. And a file
+                // no longer at `path` once locked (removed, or replaced by a new one, since the
+                // open) is not the one to remove.
+                guard flock(fd, LOCK_EX | LOCK_NB) == 0, POSIXFile.isStillNamed(fd, path) else { continue }
                 var info = stat()
                 guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
                 let modified = BlobFileScan.modificationDate(info)

@@ -25,7 +25,7 @@ struct SlowReaderTests {
         let deadline = ContinuousClock.now + .seconds(60)
         while reader.unread < 128 << 10, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .seconds(6))
-        let (bytes, closed) = reader.drain()
+        let (bytes, closed) = await reader.drained()
         print("slow reader: \(bytes) of \(size) bytes arrived before the cut")
         #expect(closed, "the server closed the connection")
         #expect(bytes < size, "only \(bytes) of \(size) bytes were sent before the cut")

@@ -22,7 +22,8 @@ struct ResourceLimitTests {
                 let sockets = [try BareSocket(port: port), try BareSocket(port: port), try BareSocket(port: port)]
                 try await Task.sleep(for: .milliseconds(300))
                 for socket in sockets { socket.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") }
-                let results = sockets.map { $0.drain() }
+                var results: [(bytes: Int, closed: Bool)] = []
+                for socket in sockets { results.append(await socket.drained()) }
                 #expect(results.filter { $0.bytes > 0 }.count == 2, "\(results)")
                 #expect(results.filter { $0.bytes == 0 && $0.closed }.count == 1, "one connection was closed unanswered: \(results)")
             }
@@ -31,7 +32,7 @@ struct ResourceLimitTests {
             for _ in 0..<50 where !answered {
                 let later = try BareSocket(port: port)
                 later.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                answered = later.drain().bytes > 0
+                answered = await later.drained().bytes > 0
                 if !answered { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(answered, "a closed connection frees its place")

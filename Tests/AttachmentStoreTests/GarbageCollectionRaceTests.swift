@@ -121,4 +121,41 @@ struct GarbageCollectionRaceTests {
         #expect(try await store.attachments(of: note.id).count == 200)
         #expect(try await store.verify().isClean)
     }
+
+    @Test("a peer download resuming its partial file and gc with no grace, raced 300 times: the download always holds the file at its name")
+    func resumedDownloadAndGarbageCollectionRace() async throws {
+        let fixture = try await StoreFixture()
+        let store = fixture.store
+        let hash = try #require(BlobHash(rawValue: String(repeating: "ab", count: 32)))
+        let partial = fixture.storeURL.appending(path: "tmp/fetch-\(hash.rawValue).part").path(percentEncoded: false)
+        var resumed = 0
+        for round in 0..<300 {
+            // A transfer cut earlier left 1,000 bytes, an hour ago: gc may remove it unless a
+            // download holds it.
+            try Data(repeating: UInt8(round % 251), count: 1000).write(to: URL(filePath: partial))
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: partial)
+            async let collected = store.collectGarbage(olderThan: .zero)
+            let download = try await store.blobDownload(for: hash, byteCount: 10_000)
+            _ = try await collected
+            try await download.append(Data(repeating: 1, count: 500))
+            // Whoever won, the download's bytes are in the file named for it, not an unlinked one.
+            let size = (try FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.int64Value
+            #expect(size == download.resumeOffset + 500, "round \(round)")
+            if download.resumeOffset == 1000 { resumed += 1 }
+            download.close()
+            try FileManager.default.removeItem(atPath: partial)
+        }
+        #expect(resumed > 0, "some rounds resumed before gc came")
+    }
+
+    @Test("a second download of a blob whose partial another download holds is refused, and the first goes on")
+    func secondDownloadOfOneBlobIsRefused() async throws {
+        let fixture = try await StoreFixture()
+        let hash = try #require(BlobHash(rawValue: String(repeating: "cd", count: 32)))
+        let first = try await fixture.store.blobDownload(for: hash, byteCount: 1000)
+        defer { first.close() }
+        await #expect(throws: AttachmentStore.Error.self) { try await fixture.store.blobDownload(for: hash, byteCount: 1000) }
+        try await first.append(Data(repeating: 2, count: 100))
+        #expect(first.receivedBytes == 100)
+    }
 }

@@ -43,6 +43,15 @@ public final class BareSocket {
         return Int(count)
     }
 
+    /// ``drain(limit:)`` on a thread of its own: a blocking read on Swift's cooperative pool
+    /// could hold the very thread the server needs to answer (the pool has one per core).
+    public func drained(limit: Int = 64 << 20) async -> (bytes: Int, closed: Bool) {
+        await withCheckedContinuation { continuation in
+            let socket = UncheckedSocket(socket: self)
+            Thread.detachNewThread { continuation.resume(returning: socket.socket.drain(limit: limit)) }
+        }
+    }
+
     /// Reads until the server closes (or resets) the connection or `limit` bytes; how many arrived.
     public func drain(limit: Int = 64 << 20) -> (bytes: Int, closed: Bool) {
         var total = 0
@@ -57,3 +66,9 @@ public final class BareSocket {
     }
 }
 
+/// Hands a ``BareSocket`` to the one thread that drains it.
+// @unchecked Sendable: the socket is used by that thread alone while the caller awaits it, so
+// no two threads touch it at once.
+private struct UncheckedSocket: @unchecked Sendable {
+    let socket: BareSocket
+}

@@ -37,4 +37,24 @@ public enum Files {
         }
         return files.sorted()
     }
+
+    /// The size of the file at `url`, in bytes.
+    public static func size(_ url: URL) throws -> Int64 {
+        (try FileManager.default.attributesOfItem(atPath: url.path(percentEncoded: false))[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// The device (file system) the file or folder at `url` is on.
+    public static func device(_ url: URL) throws -> UInt64 {
+        (try FileManager.default.attributesOfItem(atPath: url.path(percentEncoded: false))[.systemNumber] as? NSNumber)?.uint64Value ?? 0
+    }
+
+    /// Removes `url` and everything below it, read-only files included (a store's originals are
+    /// `0400`); what cannot be removed is left.
+    public static func removeTree(_ url: URL) {
+        let root = url.path(percentEncoded: false)
+        if let enumerator = FileManager.default.enumerator(atPath: root) {
+            while let relative = enumerator.nextObject() as? String { chmod(root + "/" + relative, 0o700) }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
 }

@@ -123,13 +123,7 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
         let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("open \(destination)") }
         defer { close(output) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = try POSIXFile.read(input, into: buffer)
-            if count == 0 { break }
-            try POSIXFile.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        }
+        try POSIXFile.copyAll(from: input, to: output)
         try POSIXFile.sync(output)
     }
 }

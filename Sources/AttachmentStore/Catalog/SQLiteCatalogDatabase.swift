@@ -26,7 +26,7 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         // A new catalog is made private (0600) before SQLite opens it; SQLite gives its -wal and
         // -shm files the catalog's mode.
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { Glibc.close(fd) }
         do {
             // An existing catalog is read first, read-only: one a newer release migrated is
             // refused before this code writes a byte of it (even WAL mode is a write).
@@ -88,6 +88,31 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         } catch let error as DatabaseError {
             throw Self.classified(error)
         }
+    }
+
+    /// Closes the catalog: every connection, the WAL checkpointed into the file and removed.
+    /// Blocks. Using it afterwards throws.
+    func close() throws {
+        try pool.close()
+    }
+
+    /// Writes a consistent copy of the whole catalog to a new file at `path` with SQLite's online
+    /// backup, while other connections go on reading and writing; the copy is durable when this
+    /// returns. Blocks.
+    func snapshot(to path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        // Private like the catalog it copies (0600), before SQLite creates it.
+        let created = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard created >= 0 else { throw SystemError("create \(path)") }
+        Glibc.close(created)
+        let copy = try DatabaseQueue(path: path, configuration: configuration)
+        try pool.backup(to: copy)
+        try copy.close()
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(path)") }
+        defer { Glibc.close(fd) }
+        try POSIXFile.sync(fd)
     }
 
     /// SQLite's `integrity_check` and `foreign_key_check`.

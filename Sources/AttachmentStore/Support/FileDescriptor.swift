@@ -33,6 +33,17 @@ enum POSIXFile {
         }
     }
 
+    /// Copies everything `input` has left to read into `output`, a chunk at a time.
+    static func copyAll(from input: Int32, to output: Int32) throws(SystemError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try read(input, into: buffer)
+            if count == 0 { return }
+            try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
     /// Flushes a file's data and metadata to stable storage.
     static func sync(_ fd: Int32) throws(SystemError) {
         while fsync(fd) != 0 {

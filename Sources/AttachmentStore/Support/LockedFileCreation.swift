@@ -52,4 +52,12 @@ extension POSIXFile {
         unlink(creating)
         return fd
     }
+
+    /// Whether `path` still names the open file `fd` (same device and inode): after locking a
+    /// file opened by name, the proof that no one removed or replaced it in between.
+    static func isStillNamed(_ fd: Int32, _ path: String) -> Bool {
+        var held = stat(), named = stat()
+        guard fstat(fd, &held) == 0, stat(path, &named) == 0 else { return false }
+        return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+    }
 }

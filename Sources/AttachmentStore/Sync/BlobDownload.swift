@@ -49,14 +49,22 @@ public final class BlobDownload: Sendable {
 
     /// Opens and locks the partial file of an earlier, cut transfer, or creates it locked.
     private static func openPartial(_ path: String, in directory: String, name: String) throws -> Int32 {
-        for _ in 0..<3 {
+        for _ in 0..<5 {
             let existing = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
             if existing >= 0 {
                 guard flock(existing, LOCK_EX | LOCK_NB) == 0 else {
+                    // Held: by another download (for long), or by `gc` looking at it (for a
+                    // moment, after which it is usually gone). Look again shortly.
                     Glibc.close(existing)
-                    throw AttachmentStore.Error.writeFailed(path: path, reason: "another download of this blob is in progress")
+                    usleep(20_000)
+                    continue
                 }
-                return existing
+                // `gc` in another process may have removed the file between the open and the
+                // lock; a lock on a file no longer at `path` protects nothing, so it is kept
+                // only while `path` still names it (else start again, with a new file).
+                if POSIXFile.isStillNamed(existing, path) { return existing }
+                Glibc.close(existing)
+                continue
             }
             guard errno == ENOENT else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
             do throws(SystemError) {
