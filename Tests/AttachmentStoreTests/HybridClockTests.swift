@@ -29,3 +29,40 @@ struct HybridClockTests {
         #expect(ClockStamp.origin < ClockStamp(milliseconds: 0, counter: 0, peer: "a"))
     }
 }
+
+extension HybridClockTests {
+    @Test("a reading is fixed-width digits then the peer, so string order is time order", arguments: [
+        (0, 0, "p"), (1_790_000_000_123, 42, "peer-with-dashes"), (9_999_999_999_999, 999_999, "z"),
+    ] as [(Int64, Int, String)])
+    func readingLayout(milliseconds: Int64, counter: Int, peer: String) {
+        let stamp = ClockStamp(milliseconds: milliseconds, counter: counter, peer: peer)
+        #expect(stamp.rawValue.count == 13 + 1 + 6 + 1 + peer.count)
+        #expect(stamp.parts?.milliseconds == milliseconds && stamp.parts?.counter == counter)
+        #expect(stamp.rawValue.hasSuffix("-" + peer))
+    }
+
+    @Test("a malformed reading has no parts and moves no clock", arguments: ["", "abc", "12-34", "x-000001-p", "0000000000001-y-p"])
+    func malformedReadingIsIgnored(raw: String) {
+        #expect(ClockStamp(rawValue: raw).parts == nil)
+        let clock = HybridClock(peer: "local", latest: nil)
+        let before = clock.tick()
+        clock.observe(ClockStamp(rawValue: raw))
+        #expect(clock.tick() > before)
+    }
+
+    @Test("a clock opened on a catalog whose newest reading is ahead of the wall clock stamps after it")
+    func startsPastTheCatalog() {
+        let ahead = ClockStamp(milliseconds: Int64(Date.now.timeIntervalSince1970 * 1000) + 5_000, counter: 41, peer: "local")
+        let clock = HybridClock(peer: "local", latest: ahead)
+        let first = clock.tick(), second = clock.tick()
+        #expect(first > ahead && second > first)
+        #expect(first.parts?.counter == 42 && second.parts?.counter == 43)
+    }
+
+    @Test("a thousand readings in a burst are strictly increasing")
+    func burstIsStrictlyIncreasing() {
+        let clock = HybridClock(peer: "local", latest: nil)
+        let readings = (0..<1000).map { _ in clock.tick() }
+        #expect(zip(readings, readings.dropFirst()).allSatisfy { $0 < $1 })
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One byte range of a `Range: bytes=...` request header, resolved against a size.
 ///
 /// Only single ranges are served as 206; a header with several ranges, another unit, or a
@@ -19,7 +21,7 @@ enum ByteRange: Equatable {
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { self = .ignored; return }
         let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
         let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        switch (Int64(first), Int64(last)) {
+        switch (Self.number(first), Self.number(last)) {
         case (let start?, nil) where last.isEmpty && start >= 0:
             self = start < size ? .satisfiable(start...(size - 1)) : .unsatisfiable
         case (let start?, let end?) where start >= 0 && end >= start:
@@ -31,6 +33,11 @@ enum ByteRange: Equatable {
             self = .ignored
         }
     }
-}
 
-import Foundation
+    /// The value of a run of ASCII digits (no sign, no spaces); `nil` for anything else or a
+    /// number too large for a file.
+    private static func number(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int64(text)
+    }
+}
