@@ -15,24 +15,12 @@ import Synchronization
 /// Install it as the store's `remoteBlobSource`, and asking the store for a remote
 /// attachment's thumbnail or original fetches its bytes first.
 public final class BlobFetcher: RemoteBlobSource {
-    private struct Transfer {
-        let id: UInt64
-        let task: Task<Void, any Error>
-        var waiters: Int
-        var watchers: [UUID: AsyncStream<FetchEvent>.Continuation] = [:]
-        var lastProgress: FetchEvent?
-    }
-
-    private struct State {
-        var transfers: [BlobHash: Transfer] = [:]
-        var nextID: UInt64 = 0
-        var bytesReceived: Int64 = 0
-    }
-
     private let peers: Mutex<[Peer]>
     private let http: HTTPClient
     private let logger: Logger
-    private let state = Mutex(State())
+    /// The transfers under way, one per blob, with their progress.
+    private let transfers = SingleFlight<BlobHash, Void, FetchEvent>()
+    private let received = Mutex<Int64>(0)
 
     /// A fetcher asking `peers`, in order, over `http` (default: the shared client).
     public init(peers: [Peer], http: HTTPClient = .shared, logger: Logger = Logger(label: "attachment-sync.fetch")) {
@@ -46,24 +34,17 @@ public final class BlobFetcher: RemoteBlobSource {
 
     /// How far the transfer of `hash` has come, while one is under way.
     public func progress(for hash: BlobHash) -> (received: Int64, total: Int64)? {
-        state.withLock { state in
-            guard case .progress(let received, let total)? = state.transfers[hash]?.lastProgress else { return nil }
-            return (received, total)
-        }
+        guard case .progress(let received, let total)? = transfers.lastProgress(of: hash) else { return nil }
+        return (received, total)
     }
 
     /// Total blob bytes received from peers by this fetcher.
-    public var bytesReceived: Int64 { state.withLock { $0.bytesReceived } }
+    public var bytesReceived: Int64 { received.withLock { $0 } }
 
     /// Makes the bytes of `hash` present in `store`, joining a transfer already under way.
     /// - Throws: ``SyncError`` naming the peers tried, or `CancellationError`.
     public func fetch(_ hash: BlobHash, byteCount: Int64, into store: AttachmentStore) async throws {
-        let transfer = join(hash, byteCount: byteCount, store: store)
-        try await withTaskCancellationHandler {
-            try await transfer.task.value
-        } onCancel: {
-            leave(hash, id: transfer.id)
-        }
+        try await transfers.value(of: join(hash, byteCount: byteCount, store: store), for: hash)
     }
 
     /// The events of fetching `hash`: progress, then completed or failed. Starts the fetch
@@ -84,10 +65,10 @@ public final class BlobFetcher: RemoteBlobSource {
                 continuation.finish()
             }
             continuation.onTermination = { [weak self] termination in
-                self?.unwatch(hash, watcher: watcher)
+                self?.transfers.unwatch(hash, watcher: watcher)
                 if case .cancelled = termination {
                     forwarder.cancel()
-                    self?.leave(hash, id: transfer.id)
+                    self?.transfers.leave(hash, ticket: transfer.id)
                 }
             }
         }
@@ -96,62 +77,15 @@ public final class BlobFetcher: RemoteBlobSource {
     // MARK: - Transfers
 
     private func join(_ hash: BlobHash, byteCount: Int64, store: AttachmentStore,
-                      watcher: (UUID, AsyncStream<FetchEvent>.Continuation)? = nil) -> Transfer {
-        state.withLock { state in
-            if var transfer = state.transfers[hash] {
-                transfer.waiters += 1
-                if let (id, continuation) = watcher {
-                    transfer.watchers[id] = continuation
-                    if let last = transfer.lastProgress { continuation.yield(last) }
-                }
-                state.transfers[hash] = transfer
-                return transfer
-            }
-            state.nextID += 1
-            let id = state.nextID
-            let task = Task {
-                defer { self.finish(hash, id: id) }
-                try await self.transfer(hash, byteCount: byteCount, into: store)
-            }
-            var transfer = Transfer(id: id, task: task, waiters: 1)
-            if let (watcherID, continuation) = watcher { transfer.watchers[watcherID] = continuation }
-            state.transfers[hash] = transfer
-            return transfer
-        }
-    }
-
-    private func leave(_ hash: BlobHash, id: UInt64) {
-        let cancelled = state.withLock { state -> Task<Void, any Error>? in
-            guard var transfer = state.transfers[hash], transfer.id == id else { return nil }
-            transfer.waiters -= 1
-            guard transfer.waiters <= 0 else {
-                state.transfers[hash] = transfer
-                return nil
-            }
-            state.transfers[hash] = nil
-            return transfer.task
-        }
-        cancelled?.cancel()
-    }
-
-    private func unwatch(_ hash: BlobHash, watcher: UUID) {
-        state.withLock { state in _ = state.transfers[hash]?.watchers.removeValue(forKey: watcher) }
-    }
-
-    private func finish(_ hash: BlobHash, id: UInt64) {
-        state.withLock { state in
-            if state.transfers[hash]?.id == id { state.transfers[hash] = nil }
+                      watcher: (UUID, AsyncStream<FetchEvent>.Continuation)? = nil) -> SingleFlight<BlobHash, Void, FetchEvent>.Ticket {
+        transfers.join(hash, watcher: watcher.map { (id: $0.0, continuation: $0.1) }) { _ in
+            try await self.transfer(hash, byteCount: byteCount, into: store)
         }
     }
 
     private func report(_ hash: BlobHash, received: Int64, total: Int64, newBytes: Int64) {
-        let event = FetchEvent.progress(received: received, total: total)
-        let watchers = state.withLock { state -> [AsyncStream<FetchEvent>.Continuation] in
-            state.bytesReceived += newBytes
-            state.transfers[hash]?.lastProgress = event
-            return state.transfers[hash].map { Array($0.watchers.values) } ?? []
-        }
-        for watcher in watchers { watcher.yield(event) }
+        self.received.withLock { $0 += newBytes }
+        transfers.report(hash, .progress(received: received, total: total))
     }
 
     /// Tries each peer in order until one delivers verified bytes.

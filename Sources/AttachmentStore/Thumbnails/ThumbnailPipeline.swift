@@ -15,18 +15,7 @@ import Synchronization
 /// All coordination state sits behind one mutex; decoding runs on a dedicated thread pool,
 /// never on Swift's cooperative pool and never under the lock.
 final class ThumbnailPipeline: Sendable {
-    private struct Job {
-        let id: UInt64
-        let task: Task<Thumbnail, any Error>
-        var waiters: Int
-        var priority: ThumbnailPriority
-        /// Prefetch jobs keep running with no waiter.
-        var background: Bool
-    }
-
     private struct State {
-        var jobs: [ThumbnailKey: Job] = [:]
-        var nextID: UInt64 = 0
         var statistics = ThumbnailStatistics()
     }
 
@@ -43,6 +32,8 @@ final class ThumbnailPipeline: Sendable {
     /// The render slots; internal so tests can hold a slot and order the queue deterministically.
     let scheduler: RenderScheduler
     private let state = Mutex(State())
+    /// The jobs under way, one per (content, size).
+    private let jobs = SingleFlight<ThumbnailKey, Thumbnail, Never>()
     private let logger: Logger
 
     init(configuration: ThumbnailConfiguration, cachePath: String, logger: Logger) {
@@ -63,10 +54,8 @@ final class ThumbnailPipeline: Sendable {
         // A requester already gone must not start (or restart) a job.
         try Task.checkCancellation()
         let job = join(key, sourcePath: sourcePath, priority: priority, background: false)
-        return try await withTaskCancellationHandler {
-            try await job.task.value
-        } onCancel: {
-            leave(key, jobID: job.id)
+        return try await jobs.value(of: job, for: key) {
+            self.state.withLock { $0.statistics.jobsCancelled += 1 }
         }
     }
 
@@ -94,68 +83,31 @@ final class ThumbnailPipeline: Sendable {
 
     /// Waits until every job in flight now has ended (prefetches included).
     func drain() async {
-        let tasks = state.withLock { $0.jobs.values.map(\.task) }
-        for task in tasks { _ = try? await task.value }
+        for task in jobs.tasks { _ = try? await task.value }
     }
 
     /// Counters since the pipeline started.
     var statistics: ThumbnailStatistics {
-        var snapshot = state.withLock { state in
-            var statistics = state.statistics
-            statistics.jobsInFlight = state.jobs.count
-            return statistics
-        }
+        var snapshot = state.withLock { $0.statistics }
+        snapshot.jobsInFlight = jobs.jobsInFlight
         snapshot.queueDepth = scheduler.queueDepth
         return snapshot
     }
 
     // MARK: - Jobs
 
-    private func join(_ key: ThumbnailKey, sourcePath: String, priority: ThumbnailPriority, background: Bool) -> Job {
+    /// Joins or starts the job for `key`. A visible request joining a queued prefetch moves it
+    /// up to the visible queue.
+    private func join(_ key: ThumbnailKey, sourcePath: String, priority: ThumbnailPriority, background: Bool) -> SingleFlight<ThumbnailKey, Thumbnail, Never>.Ticket {
+        let job = jobs.join(key, waiting: !background, priority: priority == .visible ? .userInitiated : .utility) { id in
+            try await self.make(key, sourcePath: sourcePath, jobID: id, priority: priority)
+        }
         state.withLock { state in
             state.statistics.requests += 1
-            if var job = state.jobs[key] {
-                state.statistics.coalesced += 1
-                if background { job.background = true } else { job.waiters += 1 }
-                if priority > job.priority {
-                    job.priority = priority
-                    scheduler.raise(id: job.id)
-                }
-                state.jobs[key] = job
-                return job
-            }
-            state.nextID += 1
-            let id = state.nextID
-            let task = Task(priority: priority == .visible ? .userInitiated : .utility) {
-                defer { self.finish(key, jobID: id) }
-                return try await self.make(key, sourcePath: sourcePath, jobID: id, priority: priority)
-            }
-            let job = Job(id: id, task: task, waiters: background ? 0 : 1, priority: priority, background: background)
-            state.jobs[key] = job
-            return job
+            if !job.isNew { state.statistics.coalesced += 1 }
         }
-    }
-
-    /// One waiter went away; the last one cancels the job (unless it is a prefetch).
-    private func leave(_ key: ThumbnailKey, jobID: UInt64) {
-        let cancelled = state.withLock { state -> Task<Thumbnail, any Error>? in
-            guard var job = state.jobs[key], job.id == jobID else { return nil }
-            job.waiters -= 1
-            guard job.waiters <= 0, !job.background else {
-                state.jobs[key] = job
-                return nil
-            }
-            state.jobs[key] = nil
-            state.statistics.jobsCancelled += 1
-            return job.task
-        }
-        cancelled?.cancel()
-    }
-
-    private func finish(_ key: ThumbnailKey, jobID: UInt64) {
-        state.withLock { state in
-            if state.jobs[key]?.id == jobID { state.jobs[key] = nil }
-        }
+        if !job.isNew && priority == .visible { scheduler.raise(id: job.id) }
+        return job
     }
 
     /// Disk cache, then a render slot, then libvips; stores the result in both caches.
