@@ -56,11 +56,14 @@ let package = Package(
         ),
         // The SQL seam between the store's catalog logic and its databases (SQLite, PostgreSQL).
         .target(name: "CatalogSQL"),
+        // Async coordination the other modules share: one job per key (SingleFlight) and
+        // slots handed out in order (AsyncGate).
+        .target(name: "AsyncCoordination"),
         // A CatalogSQL database on PostgreSQL (postgres-nio), for catalogs shared by several servers.
         .target(
             name: "AttachmentPostgres",
             dependencies: [
-                "CatalogSQL",
+                "CatalogSQL", "AsyncCoordination",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -71,7 +74,7 @@ let package = Package(
         .target(
             name: "AttachmentStore",
             dependencies: [
-                "Imaging", "CatalogSQL",
+                "Imaging", "CatalogSQL", "AsyncCoordination",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -100,7 +103,7 @@ let package = Package(
         .target(
             name: "AttachmentSync",
             dependencies: [
-                "AttachmentStore",
+                "AttachmentStore", "AsyncCoordination",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -166,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentStoreTests",
             dependencies: [
-                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client", "CatalogSQL",
+                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client", "CatalogSQL", "AsyncCoordination",
             ]
         ),
         .testTarget(

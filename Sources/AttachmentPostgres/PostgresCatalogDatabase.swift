@@ -1,3 +1,4 @@
+import AsyncCoordination
 import CatalogSQL
 import Logging
 import NIOCore
@@ -59,7 +60,9 @@ public final class PostgresCatalogDatabase: SQLDatabase {
 
     private let pool: ConnectionPool
     private let threadPool: NIOThreadPool
-    private let writeGate = WriteGate()
+    /// One writer of this process at a time, in order, before the advisory lock: a waiting
+    /// writer holds no transaction thread or connection. Not cancellable, like GRDB's writer queue.
+    private let writeGate = AsyncGate(slots: 1)
     private let logger: Logger
 
     private init(url: CatalogURL, connections: Int, logger: Logger) throws {
@@ -170,7 +173,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     /// - Throws: what `body` throws, or ``SQLDatabaseError``.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         let key = writeLockKey
-        return try await writeGate.withGate {
+        return try await writeGate.withSlot {
             try await self.run(begin: "BEGIN", then: { try $0.control("SELECT pg_advisory_xact_lock($1)", [.integer(key)]) }, body)
         }
     }

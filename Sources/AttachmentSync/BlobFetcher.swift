@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import AsyncCoordination
 import AttachmentStore
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import AsyncCoordination
 import AttachmentStore
 import Foundation
 import Synchronization

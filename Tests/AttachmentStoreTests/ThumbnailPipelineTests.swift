@@ -42,7 +42,7 @@ struct ThumbnailPipelineTests {
 
         // The test holds the only render slot, so every request below waits in the queue.
         let scheduler = store.thumbnails.scheduler
-        try await scheduler.acquire(id: .max, priority: .visible)
+        try await scheduler.acquire(id: .max, urgent: true)
         // Two waiters for each of six images.
         let waiters = queued.flatMap { id in (0..<2).map { _ in Task { try await store.thumbnail(for: id) } } }
         while scheduler.queueDepth < 6 { try await Task.sleep(for: .milliseconds(5)) }
@@ -89,13 +89,13 @@ struct ThumbnailPipelineTests {
 
         // The test holds the only render slot, so the queue's order decides what runs next.
         let scheduler = store.thumbnails.scheduler
-        try await scheduler.acquire(id: .max - 1, priority: .visible)
+        try await scheduler.acquire(id: .max - 1, urgent: true)
         for photo in photos.prefix(3) { store.prefetchThumbnail(for: photo) }
         while scheduler.queueDepth < 3 { try await Task.sleep(for: .milliseconds(5)) }
         let visible = Task { try await store.thumbnail(for: photos[3].id) }
         while scheduler.queueDepth < 4 { try await Task.sleep(for: .milliseconds(5)) }
         // A second visible waiter behind it takes the slot back as soon as the visible render ends.
-        let holdAgain = Task { try await scheduler.acquire(id: .max, priority: .visible) }
+        let holdAgain = Task { try await scheduler.acquire(id: .max, urgent: true) }
         while scheduler.queueDepth < 5 { try await Task.sleep(for: .milliseconds(5)) }
         scheduler.release()
 

@@ -1,3 +1,4 @@
+import AsyncCoordination
 import Foundation
 import Imaging
 import Logging
@@ -29,8 +30,9 @@ final class ThumbnailPipeline: Sendable {
     let configuration: ThumbnailConfiguration
     let memory: MemoryCache<ThumbnailKey, Thumbnail>
     let disk: ThumbnailDiskCache
-    /// The render slots; internal so tests can hold a slot and order the queue deterministically.
-    let scheduler: RenderScheduler
+    /// The render slots, visible requests first; internal so tests can hold a slot and order
+    /// the queue deterministically.
+    let scheduler: AsyncGate
     private let state = Mutex(State())
     /// The jobs under way, one per (content, size).
     private let jobs = SingleFlight<ThumbnailKey, Thumbnail, Never>()
@@ -40,7 +42,7 @@ final class ThumbnailPipeline: Sendable {
         self.configuration = configuration
         self.memory = MemoryCache(byteLimit: configuration.memoryCacheByteLimit)
         self.disk = ThumbnailDiskCache(storeCachePath: cachePath, options: configuration.renderOptions)
-        self.scheduler = RenderScheduler(slots: configuration.maximumConcurrentRenders)
+        self.scheduler = AsyncGate(slots: configuration.maximumConcurrentRenders)
         self.logger = logger
     }
 
@@ -118,7 +120,7 @@ final class ThumbnailPipeline: Sendable {
             memory.setValue(cached, forKey: key, cost: cached.data.count)
             return cached
         }
-        try await scheduler.acquire(id: jobID, priority: priority)
+        try await scheduler.acquire(id: jobID, urgent: priority == .visible)
         defer { scheduler.release() }
         try Task.checkCancellation()
 
