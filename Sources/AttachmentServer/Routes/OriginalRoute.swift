@@ -19,11 +19,7 @@ struct OriginalRoute {
     @Sendable func original(_ request: Request, context: AppRequestContext) async throws -> Response {
         let content = try await dependencies.store.original(of: try AttachmentRoutes.attachmentID(context))
         let attachment = content.attachment
-        let tag = EntityTag.of(content.hash)
-        let size = content.byteCount
         var headers: HTTPFields = [
-            .eTag: tag,
-            .acceptRanges: "bytes",
             .cacheControl: request.uri.queryParameters.get("v") == content.hash.rawValue
                 ? "public, max-age=31536000, immutable" : "no-cache",
             .contentDisposition: ContentDisposition.header(for: attachment.mediaType, filename: attachment.filename),
@@ -31,26 +27,11 @@ struct OriginalRoute {
         if !ContentDisposition.isInline(attachment.mediaType) {
             headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
         }
-        if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: tag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = attachment.mediaType
         let path = content.fileURL.path(percentEncoded: false)
-        let range = EntityTag.ifRange(request.headers[.ifRange], matches: tag)
-            ? ByteRange(header: request.headers[.range], size: size) : .ignored
-        switch range {
-        case .unsatisfiable:
-            throw ServerError(.rangeNotSatisfiable, code: "range_not_satisfiable",
-                              message: "the range lies outside the \(size) bytes", headers: [.contentRange: "bytes */\(size)"])
-        case .satisfiable(let bytes):
-            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
-            let body = try await dependencies.fileIO.loadFile(
-                path: path, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
-            return Response(status: .partialContent, headers: headers, body: body)
-        case .ignored:
-            guard size > 0 else { return Response(status: .ok, headers: headers) }
-            let body = try await dependencies.fileIO.loadFile(path: path, context: context)
-            return Response(status: .ok, headers: headers, body: body)
+        return try await FileResponse.answer(
+            request, tag: EntityTag.of(content.hash), size: content.byteCount, contentType: attachment.mediaType, headers: headers
+        ) { bytes in
+            try await dependencies.fileIO.loadFile(path: path, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
         }
     }
 }

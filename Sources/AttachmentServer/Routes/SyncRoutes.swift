@@ -51,31 +51,15 @@ struct SyncRoutes {
         } catch let error as SyncError {
             throw ServerError(.badGateway, code: "peers_failed", message: "this peer could not get blob \(hash) from its own peers: \(error)")
         }
-        let tag = EntityTag.of(hash)
-        var headers: HTTPFields = [
-            .eTag: tag, .acceptRanges: "bytes", .cacheControl: "public, max-age=31536000, immutable",
+        let headers: HTTPFields = [
+            .cacheControl: "public, max-age=31536000, immutable",
             .contentDisposition: "attachment", .contentSecurityPolicy: "default-src 'none'; sandbox",
         ]
-        if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: tag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = "application/octet-stream"
         let path = file.url.path(percentEncoded: false)
-        switch ByteRange(header: request.headers[.range], size: file.byteCount) {
-        case .unsatisfiable:
-            throw ServerError(.rangeNotSatisfiable, code: "range_not_satisfiable",
-                              message: "the range lies outside the \(file.byteCount) bytes", headers: [.contentRange: "bytes */\(file.byteCount)"])
-        case .satisfiable(let bytes):
-            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(file.byteCount)"
-            if request.method == .get { dependencies.syncCounters.served(bytes.upperBound - bytes.lowerBound + 1) }
-            return Response(status: .partialContent, headers: headers,
-                            body: try await body(path: path, range: bytes.lowerBound...bytes.upperBound, context: context))
-        case .ignored:
-            headers[.contentLength] = String(file.byteCount)
-            guard file.byteCount > 0, request.method == .get else { return Response(status: .ok, headers: headers) }
-            dependencies.syncCounters.served(file.byteCount)
-            return Response(status: .ok, headers: headers, body: try await body(path: path, range: 0...(file.byteCount - 1), context: context))
-        }
+        return try await FileResponse.answer(
+            request, tag: EntityTag.of(hash), size: file.byteCount, contentType: "application/octet-stream", headers: headers,
+            body: { bytes in try await body(path: path, range: bytes, context: context) },
+            sending: { dependencies.syncCounters.served($0) })
     }
 
     /// The bytes, throttled to the configured peer bandwidth if there is one.

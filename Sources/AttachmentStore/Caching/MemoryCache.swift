@@ -2,9 +2,10 @@ import Synchronization
 
 /// A least-recently-used cache bounded by the total cost (bytes) of its values.
 ///
-/// Thread-safe: all state sits behind one mutex and every operation is O(1). A value larger
-/// than the whole budget is not cached.
-final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+/// Thread-safe: all state sits behind one mutex and every operation but
+/// ``removeAll(where:)`` is O(1). A value larger than the whole budget is not cached. The one
+/// LRU of the package: thumbnails, the image store and the server's thumbnail answers use it.
+package final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         var value: Value
         var cost: Int
@@ -41,14 +42,14 @@ final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// The most the values may cost together.
-    let byteLimit: Int
+    package let byteLimit: Int
     private let state = Mutex(State())
 
     /// Creates an empty cache holding at most `byteLimit` bytes of values.
-    init(byteLimit: Int) { self.byteLimit = byteLimit }
+    package init(byteLimit: Int) { self.byteLimit = byteLimit }
 
     /// The value for `key`, marking it most recently used.
-    func value(forKey key: Key) -> Value? {
+    package func value(forKey key: Key) -> Value? {
         state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
             state.unlink(key)
@@ -58,7 +59,7 @@ final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Stores `value` at `cost` bytes, evicting the least recently used values beyond the budget.
-    func setValue(_ value: Value, forKey key: Key, cost: Int) {
+    package func setValue(_ value: Value, forKey key: Key, cost: Int) {
         state.withLock { state in
             _ = state.remove(key)
             guard cost <= byteLimit else { return }
@@ -72,17 +73,24 @@ final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Drops the value for `key`, if any.
-    func removeValue(forKey key: Key) {
+    package func removeValue(forKey key: Key) {
         state.withLock { state in _ = state.remove(key) }
     }
 
     /// Drops every value.
-    func removeAll() {
+    package func removeAll() {
         state.withLock { $0 = State() }
     }
 
+    /// Drops every value whose key passes `shouldRemove`. O(n).
+    package func removeAll(where shouldRemove: (Key) -> Bool) {
+        state.withLock { state in
+            for key in state.entries.keys where shouldRemove(key) { _ = state.remove(key) }
+        }
+    }
+
     /// The number of values and their total cost.
-    var usage: (count: Int, cost: Int) {
+    package var usage: (count: Int, cost: Int) {
         state.withLock { ($0.entries.count, $0.totalCost) }
     }
 }
