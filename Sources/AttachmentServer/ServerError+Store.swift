@@ -13,7 +13,7 @@ extension ServerError {
     /// | `writeFailed` | 507 | `storage_failed` |
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
     /// | `catalogUnavailable` (PostgreSQL down or restarting) | 503 | `catalog_unavailable` |
-    /// | `blobMissing`, `hashMismatch`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
+    /// | `blobMissing`, `hashMismatch`, `catalogDamaged`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
     public init(_ error: AttachmentStore.Error) {
         switch error {
         case .noteNotFound(let id):
@@ -35,7 +35,7 @@ extension ServerError {
             self.init(.notFound, code: "not_found", message: "\(prefix) is not a full identifier")
         case .writeFailed(_, let reason):
             self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "storage_failed", message: "the store could not write: \(reason)")
-        case .blobMissing, .hashMismatch:
+        case .blobMissing, .hashMismatch, .catalogDamaged:
             self.init(.internalServerError, code: "store_damaged",
                       message: "the stored bytes are damaged or missing; run `attach verify`")
         case .objectStore(let failure):

@@ -29,6 +29,8 @@ extension AttachmentStore {
         case hashMismatch(expected: BlobHash, actual: BlobHash)
         /// The catalog database refused an operation.
         case catalog(String)
+        /// The catalog's database is damaged or not a database at all.
+        case catalogDamaged(String)
         /// The catalog's database server cannot be reached (PostgreSQL down or restarting);
         /// nothing was changed, and the same call can succeed once it is back.
         case catalogUnavailable(String)
@@ -50,16 +52,18 @@ extension AttachmentStore {
         /// The object store holding the originals failed; nothing half-done was referenced.
         case objectStore(BlobObjectStoreError)
 
+        /// What went wrong, in one line, without naming any command: a program using the library
+        /// adds its own advice (the `attach` command does, in `ErrorHint`).
         public var description: String {
             switch self {
             case .storeNotFound(let path):
-                return "no store at \(path); create one with `attach init --store \(path)`"
+                return "no store at \(path)"
             case .notAStore(let path, let reason):
                 return "\(path) is not an attachment store: \(reason)"
             case .noteNotFound(let id):
-                return "no note \(id); `attach note list` shows the notes"
+                return "no note \(id)"
             case .attachmentNotFound(let id):
-                return "no attachment \(id); `attach list` shows the attachments"
+                return "no attachment \(id)"
             case .ambiguousIdentifier(let prefix, let matches):
                 let shown = matches.prefix(5).joined(separator: ", ")
                 return "\(prefix) matches \(matches.count) records (\(shown)); give more characters"
@@ -70,13 +74,15 @@ extension AttachmentStore {
             case .writeFailed(let path, let reason):
                 return "cannot write \(path): \(reason); nothing was stored"
             case .notAvailableLocally(let id):
-                return "the bytes of attachment \(id) are not on this machine yet; fetch them from a peer"
+                return "the bytes of attachment \(id) are not on this machine yet (a peer has them)"
             case .blobMissing(let hash):
-                return "blob \(hash) is referenced but missing on disk; run `attach verify`"
+                return "blob \(hash) is referenced but missing on disk"
             case .hashMismatch(let expected, let actual):
                 return "bytes of blob \(expected) hash to \(actual); the copy is damaged"
             case .catalog(let message):
                 return "catalog error: \(message)"
+            case .catalogDamaged(let message):
+                return "the catalog is damaged (\(message))"
             case .catalogUnavailable(let message):
                 return "the catalog database cannot be reached (\(message)); nothing was changed, try again when it is back"
             case .catalogFromNewerRelease(let message):
@@ -90,8 +96,7 @@ extension AttachmentStore {
             case .imageTooLarge(let id, let reason):
                 return "the image of attachment \(id) is too large to decode: \(reason)"
             case .blobStorageMismatch(let recorded, let given):
-                return "this store keeps its originals in \(recorded), but it was opened with \(given); "
-                    + "pass --blobs for the store's own location (or set ATTACH_BLOBS)"
+                return "this store keeps its originals in \(recorded), but it was opened with \(given)"
             case .objectStore(let error):
                 return "\(error); nothing was stored or changed"
             }

@@ -30,7 +30,7 @@ final class Catalog: Sendable {
     ///   ``AttachmentStore/Error/invalidArgument(_:)``, catalog errors.
     static func open(_ database: any SQLDatabase, placement requested: BlobPlacement, objectStore location: String?) async throws -> Catalog {
         if requested == .objectStore && location == nil {
-            throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore, or --blobs s3://…)")
+            throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore)")
         }
         let wanted = location == nil ? requested : .objectStore
         let (recorded, recordedLocation, peer, latest) = try await mapped {
@@ -87,7 +87,7 @@ final class Catalog: Sendable {
     static func storeError(_ error: SQLDatabaseError) -> AttachmentStore.Error {
         switch error.kind {
         case .full: .writeFailed(path: "catalog", reason: "No space left on device")
-        case .corrupt: .catalog("the catalog is damaged (\(error.message)); run `attach verify`")
+        case .corrupt: .catalogDamaged(error.message)
         case .unavailable: .catalogUnavailable(error.message)
         case .newerSchema: .catalogFromNewerRelease(error.message)
         case .constraint, .other: .catalog(error.message)

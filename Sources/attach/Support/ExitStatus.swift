@@ -18,7 +18,7 @@ enum ExitStatus {
         case let failure as CommandFailure:
             return failure.code
         case let storeError as AttachmentStore.Error:
-            Console.error("attach: \(storeError)")
+            Console.error("attach: \(storeError)" + (ErrorHint.hint(for: storeError).map { "; \($0)" } ?? ""))
             return code(for: storeError)
         case is CancellationError:
             Console.error("attach: cancelled")
@@ -48,7 +48,7 @@ enum ExitStatus {
             return inputError
         case .blobStorageMismatch, .catalogFromNewerRelease:
             return inputError
-        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .catalogUnavailable, .objectStore:
+        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .catalogDamaged, .catalogUnavailable, .objectStore:
             return damage
         }
     }
