@@ -132,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "attach",
             dependencies: [
-                "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3", "AttachmentPostgres", "CatalogSQL",
+                "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3", "AttachmentPostgres", "CatalogSQL", "S3Client",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "AttachmentStore", "AttachmentS3", "AttachmentPostgres",
+                "AttachmentStore", "AttachmentS3", "AttachmentPostgres", "S3Client",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -90,4 +90,14 @@ struct InputErrorTests {
         #expect(help.exitCode == 0)
         #expect(help.stdout.contains("import"))
     }
+
+    @Test("a malformed --blobs names the value and what would work, and exits 1", arguments: [
+        "bogus://x", "file://relative/path", "file:///", "s3://", "s3://bucket",
+    ])
+    func malformedBlobLocationIsRefused(location: String) async throws {
+        let directory = try TemporaryDirectory("blobs-arg")
+        let outcome = try await Attach.run(["list", "--blobs", location], store: directory.appending("store"))
+        #expect(outcome.exitCode == 1)
+        #expect(outcome.stderr.contains("--blobs \(location):"), "\(outcome.stderr)")
+    }
 }

@@ -3,6 +3,7 @@ import AttachmentS3
 import AttachmentStore
 import Foundation
 import Logging
+import S3Client
 
 /// A new, empty store in its own temporary folder, for one test.
 ///
@@ -100,7 +101,7 @@ public struct StoreFixture: Sendable {
             return DirectoryBlobObjectStore(directory: sharedDirectory)
         }
         let prefix = "test-\(label)-\(UUID().uuidString.lowercased().prefix(12))"
-        guard case .s3(let configuration, _) = try BlobStorageLocation(parsing: "s3://\(try bucket())") else { return nil }
+        let configuration = try S3Configuration(url: "s3://\(try bucket())", environment: ProcessInfo.processInfo.environment)
         return BlobStorageLocation.s3(configuration, prefix: prefix).objectStore()
     }
 
