@@ -5,7 +5,7 @@ import PackageDescription
 /// content-addressed files, catalogued in SQLite, never blocking the caller.
 ///
 /// Dependency arrows point one way: attach → AttachmentServer → AttachmentStore → Imaging → CVips.
-/// Only `Imaging` imports `CVips`; only `AttachmentServer` imports Hummingbird.
+/// Only `Imaging` imports `CVips` and `CWebPMux`; only `AttachmentServer` imports Hummingbird.
 let package = Package(
     name: "AttachmentStore",
     platforms: [.macOS(.v15)],
@@ -50,9 +50,15 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
+        // libwebpmux, to take metadata chunks out of the WebP thumbnails libvips writes.
+        .systemLibrary(
+            name: "CWebPMux",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         .target(
             name: "Imaging",
-            dependencies: ["CVips"]
+            dependencies: ["CVips", "CWebPMux"]
         ),
         // The SQL seam between the store's catalog logic and its databases (SQLite, PostgreSQL).
         .target(name: "CatalogSQL"),

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system libraries the package links against, when they are missing:
-# libvips (images), SQLite (catalog), pkg-config (to find them). Debian/Ubuntu only.
+# libvips (images), libwebpmux (WebP metadata), SQLite (catalog), pkg-config (to find them).
+# Debian/Ubuntu only.
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists vips 2>/dev/null || need+=(libvips-dev)
+pkg-config --exists libwebpmux 2>/dev/null || need+=(libwebp-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 # shellcheck source=scripts/apt-lib.sh
 . "$(dirname "$0")/apt-lib.sh"

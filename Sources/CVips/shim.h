@@ -1,6 +1,6 @@
 // Non-variadic wrappers over the libvips calls AttachmentStore uses.
 // Swift cannot call C variadic functions, so every option list is spelled out here.
-// This is the only C in the project; keep each wrapper a one-liner over libvips.
+// The C here and in CWebPMux/shim.h is all the C in the project; keep each wrapper a one-liner over libvips.
 #ifndef ATTACHMENTSTORE_CVIPS_SHIM_H
 #define ATTACHMENTSTORE_CVIPS_SHIM_H
 
