@@ -92,7 +92,7 @@ struct InputErrorTests {
     }
 
     @Test("a malformed --blobs names the value and what would work, and exits 1", arguments: [
-        "bogus://x", "file://relative/path", "file:///", "s3://", "s3://bucket",
+        "bogus://x", "file://relative/path", "file:///", "s3://", "s3://bucket?colour=blue",
     ])
     func malformedBlobLocationIsRefused(location: String) async throws {
         let directory = try TemporaryDirectory("blobs-arg")
