@@ -1,7 +1,9 @@
 import CatalogSQL
+import Foundation
 
 extension AttachmentStore {
-    /// Counts notes, attachments and blobs, and measures bytes referenced, stored and on disk.
+    /// Counts notes, attachments and blobs, and measures bytes referenced, stored and on disk:
+    /// the originals, the catalog and the derived caches each on their own.
     public func statistics() async throws -> StoreStatistics {
         var stats = try await catalog.read { db in
             var stats = StoreStatistics()
@@ -24,8 +26,22 @@ extension AttachmentStore {
             stats.bytesSavedByDeduplication = stats.referencedBytes - distinctReferenced
             return stats
         }
-        let root = layout.root
-        stats.bytesOnDisk = try await BlockingPool.run { BlobFileScan.diskUsage(of: root) }
+        let (layout, disk) = (self.layout, thumbnails.disk)
+        let usage = try await BlockingPool.run { () -> [Int64] in
+            let thumbnails = disk.usage()
+            let catalog = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
+                let path = layout.catalogPath + suffix
+                return total + (FileManager.default.fileExists(atPath: path) ? BlobFileScan.diskUsage(of: path) : 0)
+            }
+            return [BlobFileScan.diskUsage(of: layout.root), BlobFileScan.diskUsage(of: layout.blobsPath), catalog,
+                    Int64(thumbnails.files), thumbnails.bytes, BlobFileScan.diskUsage(of: layout.cachePath + "/blobs")]
+        }
+        stats.bytesOnDisk = usage[0]
+        stats.originalsOnDisk = usage[1]
+        stats.catalogOnDisk = usage[2]
+        stats.thumbnailCacheFiles = Int(usage[3])
+        stats.thumbnailCacheOnDisk = usage[4]
+        stats.originalCopiesOnDisk = usage[5]
         return stats
     }
 }

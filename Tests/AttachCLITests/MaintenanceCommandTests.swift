@@ -81,4 +81,27 @@ struct MaintenanceCommandTests {
         #expect(Files.tree(store.appending(path: "blobs")).isEmpty)
         #expect(try await Attach.run(["verify"], store: store).exitCode == 0)
     }
+
+    @Test("stats splits disk use into originals, catalog and caches, and they add up to no more than the folder")
+    func statsSplitsDiskUse() async throws {
+        let directory = try TemporaryDirectory("stats-split")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let photos = try Corpus.files(in: "fifty").prefix(3)
+        let bytes = try photos.reduce(Int64(0)) { $0 + (try Files.size($1)) }
+        #expect(try await Attach.run(["import", "--new-note", "Split", "--no-thumbnails"] + photos.map { $0.path(percentEncoded: false) },
+                                     store: store).exitCode == 0)
+        #expect(try await Attach.run(["thumbs"], store: store).exitCode == 0)
+        let outcome = try await Attach.run(["stats", "--json"], store: store)
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let value = { (key: String) in (stats[key] as? NSNumber)?.int64Value ?? -1 }
+        #expect(value("originalsOnDisk") >= bytes)
+        #expect(value("catalogOnDisk") > 0)
+        #expect(value("thumbnailCacheFiles") == 3)
+        #expect(value("thumbnailCacheOnDisk") > 0)
+        #expect(value("originalCopiesOnDisk") == 0)
+        #expect(value("originalsOnDisk") + value("catalogOnDisk") + value("thumbnailCacheOnDisk") <= value("bytesOnDisk"))
+        let human = try await Attach.run(["stats"], store: store)
+        #expect(human.stdout.contains("thumbnails") && human.stdout.contains("in 3 files (cache)"), "\(human.stdout)")
+    }
 }

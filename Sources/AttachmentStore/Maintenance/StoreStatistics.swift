@@ -18,4 +18,14 @@ public struct StoreStatistics: Sendable, Codable, Equatable {
     public var bytesSavedByDeduplication: Int64 = 0
     /// Everything in the store folder as the filesystem allocates it (like `du`).
     public var bytesOnDisk: Int64 = 0
+    /// Of that, the originals under `blobs/`.
+    public var originalsOnDisk: Int64 = 0
+    /// Of that, the catalog file with its journal (SQLite; 0 for a catalog elsewhere).
+    public var catalogOnDisk: Int64 = 0
+    /// Files in the thumbnail disk cache (derived, safe to delete).
+    public var thumbnailCacheFiles = 0
+    /// Of the bytes on disk, the thumbnail disk cache.
+    public var thumbnailCacheOnDisk: Int64 = 0
+    /// Of the bytes on disk, local copies of originals kept in an object store (`cache/blobs/`, derived).
+    public var originalCopiesOnDisk: Int64 = 0
 }

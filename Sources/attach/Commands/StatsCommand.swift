@@ -5,7 +5,7 @@ import AttachmentStore
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show notes, attachments, blobs, bytes on disk and bytes saved by deduplication."
+        abstract: "Show notes, attachments, blobs, bytes saved by deduplication, and disk use: originals, catalog, caches."
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -23,6 +23,10 @@ struct StatsCommand: AsyncParsableCommand {
             ["stored", Formatting.bytes(stats.blobBytes)],
             ["saved by dedup", Formatting.bytes(stats.bytesSavedByDeduplication)],
             ["on disk", Formatting.bytes(stats.bytesOnDisk)],
+            ["  originals", Formatting.bytes(stats.originalsOnDisk)],
+            ["  catalog", Formatting.bytes(stats.catalogOnDisk)],
+            ["  thumbnails", "\(Formatting.bytes(stats.thumbnailCacheOnDisk)) in \(stats.thumbnailCacheFiles) files (cache)"],
+            ["  copies", "\(Formatting.bytes(stats.originalCopiesOnDisk)) of originals kept elsewhere (cache)"],
         ]
         for line in Formatting.table(rows) { Console.out(line) }
     }
