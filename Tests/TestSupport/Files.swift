@@ -49,12 +49,13 @@ public enum Files {
     }
 
     /// Removes `url` and everything below it, read-only files included (a store's originals are
-    /// `0400`); what cannot be removed is left.
-    public static func removeTree(_ url: URL) {
+    /// `0400`).
+    /// - Throws: what `FileManager` throws when something cannot be removed.
+    public static func removeTree(_ url: URL) throws {
         let root = url.path(percentEncoded: false)
         if let enumerator = FileManager.default.enumerator(atPath: root) {
             while let relative = enumerator.nextObject() as? String { chmod(root + "/" + relative, 0o700) }
         }
-        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.removeItem(at: url)
     }
 }
