@@ -1,5 +1,5 @@
 /// The catalog's migrations for PostgreSQL: the same tables, columns, constraints and change-feed
-/// triggers as `CatalogSchema` (SQLite) v1…v4, under the same migration ids.
+/// triggers as `CatalogSchema` (SQLite) v1…v5, under the same migration ids.
 ///
 /// Identifiers are unquoted, so PostgreSQL folds them to lower case (`noteId` is `noteid`); the
 /// store's unquoted camelCase queries fold the same way. Dates are `TEXT`
@@ -107,6 +107,11 @@ enum PostgresCatalogSchema {
                 PRIMARY KEY (hash, holder)
             )
             """,
+        ]),
+        ("v5: evicted and damaged blobs, the time each blob was last re-hashed", [
+            "ALTER TABLE blob DROP CONSTRAINT blob_state_check",
+            "ALTER TABLE blob ADD CONSTRAINT blob_state_check CHECK (state IN ('present', 'remote', 'evicted', 'damaged'))",
+            "ALTER TABLE blob ADD COLUMN checkedAt TEXT",
         ]),
     ]
 

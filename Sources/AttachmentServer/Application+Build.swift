@@ -38,7 +38,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
             serverName: "attach"
         ),
         services: [dependencies.peerHTTP.service, StoreDrainService(store: dependencies.store), dependencies.sessions.storage]
-            + dependencies.syncServices(),
+            + dependencies.syncServices() + dependencies.storageServices(),
         onServerRunning: { channel in
             await onRunning?(channel.localAddress?.port ?? configuration.port)
         },
@@ -68,6 +68,7 @@ extension ServerDependencies {
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, http: peerHTTP.http, logger: configuration.logger)
         storeConfiguration.remoteBlobSource = fetcher
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
+        if let update = configuration.storageBudgetUpdate { try await store.setStorageBudget(update(try await store.storageBudget())) }
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
             thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher, uploadSlots: UploadSlots(limit: configuration.maxConcurrentUploads),
@@ -86,6 +87,19 @@ extension ServerDependencies {
         sync.fetchMode = configuration.fetchMode
         return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, http: peerHTTP.http,
                                 logger: configuration.logger)]
+    }
+}
+
+extension ServerDependencies {
+    /// The storage budget's enforcement, always (a store without a budget only finishes
+    /// interrupted evictions), and the background scrub when a rate is configured.
+    func storageServices() -> [any Service] {
+        var services: [any Service] = [StorageBudgetService(store: store, interval: configuration.budgetInterval, metrics: metrics,
+                                                            logger: configuration.logger)]
+        if let rate = configuration.scrubRate {
+            services.append(ScrubService(store: store, bytesPerSecond: rate, metrics: metrics, logger: configuration.logger))
+        }
+        return services
     }
 }
 

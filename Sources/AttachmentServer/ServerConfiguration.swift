@@ -98,6 +98,14 @@ public struct ServerConfiguration: Sendable {
     public var maxClockSkew: Duration = .seconds(300)
     /// What to fetch from peers ahead of need. Default on demand (nothing).
     public var fetchMode: FetchMode = .onDemand
+    /// A change to the storage budget recorded in the store's settings, applied at start
+    /// (`nil`, the default, keeps the store's own).
+    public var storageBudgetUpdate: (@Sendable (StorageBudget) -> StorageBudget)?
+    /// How often the storage budget is enforced. Default 30 s.
+    public var budgetInterval: Duration = .seconds(30)
+    /// Re-hash stored blobs in the background at most this many bytes per second; `nil` (the
+    /// default) for no background scrub.
+    public var scrubRate: Int64?
     /// Called once the server listens, with the port it got (useful with ``port`` `0`).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
 
@@ -127,6 +135,8 @@ public struct ServerConfiguration: Sendable {
         guard sessionLifetime > .zero else { throw .invalidDuration(name: "session lifetime") }
         guard maxClockSkew > .zero else { throw .invalidDuration(name: "maximum clock skew") }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
+        if let scrubRate, scrubRate <= 0 { throw .invalidLimit(name: "scrub rate", Int(clamping: scrubRate)) }
+        guard budgetInterval > .zero else { throw .invalidDuration(name: "budget interval") }
         guard maxConnections > 0 else { throw .invalidLimit(name: "connection limit", maxConnections) }
         guard maxConcurrentUploads > 0 else { throw .invalidLimit(name: "concurrent upload limit", maxConcurrentUploads) }
         for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),

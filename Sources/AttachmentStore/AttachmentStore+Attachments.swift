@@ -139,26 +139,32 @@ extension AttachmentStore {
     /// The attachment with `id`.
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func attachment(_ id: AttachmentID) async throws -> Attachment {
-        try await catalog.read { db in
+        let found = try await catalog.read { db in
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id.rawValue)]).first else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             return row.value
         }
+        return try await withTransfersInFlight([found])[0]
     }
 
     /// A note's attachments in order.
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func attachments(of note: NoteID) async throws -> [Attachment] {
-        try await catalog.read { db in
+        try await withTransfersInFlight(try await catalog.read { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]).map(\.value)
-        }
+        })
     }
 
     /// Every attachment in the store, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
-        try await catalog.read { db in try AttachmentRow.fetchAll(db).map(\.value) }
+        try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.fetchAll(db).map(\.value) })
+    }
+
+    /// Every attachment whose bytes are in `state`, grouped by note and in order within each note.
+    public func attachments(in state: Attachment.State) async throws -> [Attachment] {
+        try await allAttachments().filter { $0.state == state }
     }
 
     /// The attachment whose identifier is `text` or starts with it (at least 4 characters).

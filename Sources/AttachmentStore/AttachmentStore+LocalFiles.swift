@@ -12,9 +12,18 @@ extension AttachmentStore {
     /// For object-store placement the object is downloaded (and checked against its hash) into
     /// `cache/blobs/` the first time.
     func localPath(for hash: BlobHash) async throws -> String {
-        guard blobs.placement != .files else { return blobs.path(for: hash) }
+        if blobs.placement == .files {
+            let path = blobs.path(for: hash)
+            // A read is what keeps an original from eviction under the storage budget.
+            try await BlockingPool.run { LeastRecentlyRead.touch(path) }
+            return path
+        }
         let path = blobs.materializedPath(for: hash)
-        if try await BlockingPool.run({ try POSIXFile.status(path) != nil }) { return path }
+        if try await BlockingPool.run({ () throws -> Bool in
+            guard try POSIXFile.status(path) != nil else { return false }
+            LeastRecentlyRead.touch(path)
+            return true
+        }) { return path }
         if blobs.placement == .objectStore { return try await downloadFromObjectStore(hash, to: path) }
         guard let bytes = try await catalog.read({ db in try BlobContentRecord.bytes(of: hash, in: db) }) else {
             throw Error.blobMissing(hash)

@@ -13,6 +13,10 @@ extension AttachmentStore {
             stats.imageKeys = Int(try number("SELECT COUNT(*) AS n FROM imageEntry"))
             stats.blobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'present'"))
             stats.remoteBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'remote'"))
+            stats.evictedBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'evicted'"))
+            stats.damagedBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'damaged'"))
+            stats.scrubDamageFound = try StoreSetting.count(ScrubCounter.found, in: db)
+            stats.scrubRepaired = try StoreSetting.count(ScrubCounter.repaired, in: db)
             stats.blobBytes = try number("SELECT CAST(COALESCE(SUM(byteCount), 0) AS BIGINT) AS n FROM blob WHERE state = 'present'")
             stats.referencedBytes = try number("""
                 SELECT CAST(COALESCE(SUM(blob.byteCount), 0) AS BIGINT) AS n FROM (
@@ -34,7 +38,8 @@ extension AttachmentStore {
                 return total + (FileManager.default.fileExists(atPath: path) ? BlobFileScan.diskUsage(of: path) : 0)
             }
             return [BlobFileScan.diskUsage(of: layout.root), BlobFileScan.diskUsage(of: layout.blobsPath), catalog,
-                    Int64(thumbnails.files), thumbnails.bytes, BlobFileScan.diskUsage(of: layout.cachePath + "/blobs")]
+                    Int64(thumbnails.files), thumbnails.bytes, BlobFileScan.diskUsage(of: layout.cachePath + "/blobs"),
+                    BlobFileScan.diskUsage(of: layout.quarantinePath)]
         }
         stats.bytesOnDisk = usage[0]
         stats.originalsOnDisk = usage[1]
@@ -42,6 +47,8 @@ extension AttachmentStore {
         stats.thumbnailCacheFiles = Int(usage[3])
         stats.thumbnailCacheOnDisk = usage[4]
         stats.originalCopiesOnDisk = usage[5]
+        stats.quarantineOnDisk = usage[6]
+        stats.budget = try await storageBudget()
         return stats
     }
 }

@@ -13,6 +13,7 @@ extension AttachmentStore {
     public func verify() async throws -> VerificationReport {
         struct Snapshot: Sendable {
             var blobs: [BlobRecord]
+            var quarantined: [BlobRecord]
             var attachments: [AttachmentRecord]
             var imageEntries: [ImageEntryRecord]
             var problems: [String]
@@ -21,6 +22,7 @@ extension AttachmentStore {
         let snapshot = try await catalog.read { db in
             Snapshot(
                 blobs: try BlobRecord.all(in: .present, in: db),
+                quarantined: try BlobRecord.all(in: .damaged, in: db),
                 attachments: try AttachmentRecord.all(in: db),
                 imageEntries: try ImageEntryRecord.all(in: db),
                 problems: problems
@@ -33,10 +35,13 @@ extension AttachmentStore {
         let keysByHash = Dictionary(grouping: snapshot.imageEntries, by: \.blobHash)
 
         let blobs = self.blobs
-        for record in snapshot.blobs.sorted(by: { $0.hash < $1.hash }) {
+        let quarantined = Set(snapshot.quarantined.map(\.hash))
+        for record in (snapshot.blobs + snapshot.quarantined).sorted(by: { $0.hash < $1.hash }) {
             try Task.checkCancellation()
             let hash = BlobHash(trusted: record.hash)
-            let finding = try await inspect(record, hash: hash)
+            let finding: (VerificationReport.Damage.Kind, String)? = quarantined.contains(record.hash)
+                ? (.quarantined, "failed a re-hash; its bytes are in quarantine/ until a peer's copy replaces them")
+                : try await inspect(record, hash: hash)
             report.blobsChecked += 1
             report.bytesChecked += record.byteCount
             guard let (kind, detail) = finding else { continue }
@@ -70,7 +75,7 @@ extension AttachmentStore {
     }
 
     /// Re-hashes one blob where it is kept; `nil` when it is intact.
-    private func inspect(_ record: BlobRecord, hash: BlobHash) async throws -> (VerificationReport.Damage.Kind, String)? {
+    func inspect(_ record: BlobRecord, hash: BlobHash) async throws -> (VerificationReport.Damage.Kind, String)? {
         @Sendable func judge(_ actual: BlobHash, _ size: Int64) -> (VerificationReport.Damage.Kind, String)? {
             if size != record.byteCount { return (.sizeMismatch, "catalog says \(record.byteCount) bytes, found \(size)") }
             if actual != hash { return (.hashMismatch, "bytes hash to \(actual)") }

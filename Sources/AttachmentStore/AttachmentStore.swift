@@ -46,6 +46,10 @@ public final class AttachmentStore: Sendable {
         /// The bounds every change and blob from a peer must keep (sizes, clock skew, field
         /// lengths). Default ``PeerInputLimits/init()``.
         public var peerLimits = PeerInputLimits()
+        /// How long after a read an original or cached file is spared by
+        /// ``AttachmentStore/enforceStorageBudget()``, so a reader that was just handed a file
+        /// can open it. Default 10 s.
+        public var evictionGrace: TimeInterval = 10
         /// Where the store logs. Default: a logger labelled `attachment-store`.
         public var logger = Logger(label: "attachment-store")
 

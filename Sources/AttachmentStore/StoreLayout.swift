@@ -7,6 +7,7 @@ import Foundation
 /// <root>/blobs/sha256/ab/cd/<hash> originals, read-only once written
 /// <root>/tmp/                      in-flight ingests (same filesystem, for rename)
 /// <root>/cache/                    derived data, safe to delete at any time
+/// <root>/quarantine/<hash>         originals that failed a re-hash, kept for inspection until repaired
 /// ```
 struct StoreLayout: Sendable {
     let root: String
@@ -22,6 +23,8 @@ struct StoreLayout: Sendable {
     var blobsPath: String { root + "/blobs" }
     var temporaryPath: String { root + "/tmp" }
     var cachePath: String { root + "/cache" }
+    /// Blobs that failed a re-hash, moved out of `blobs/` so they are never served.
+    var quarantinePath: String { root + "/quarantine" }
 
     /// Checks that `root` is a store. Blocks.
     func validateExisting() throws(AttachmentStore.Error) {

@@ -75,6 +75,17 @@ public final class BlobFetcher: RemoteBlobSource {
         }
     }
 
+    /// The first peer, in order, that answers that it holds the bytes of `hash` with that size
+    /// (a `HEAD`; see ``PeerClient``), or `nil` when none does. The store's storage budget
+    /// evicts an original only when this names someone.
+    public func holder(of hash: BlobHash, byteCount: Int64) async -> String? {
+        for peer in peers.withLock({ $0 }) {
+            if Task.isCancelled { return nil }
+            if await PeerClient(peer: peer, http: http).holds(hash, byteCount: byteCount) { return peer.description }
+        }
+        return nil
+    }
+
     // MARK: - Transfers
 
     private func join(_ hash: BlobHash, byteCount: Int64, store: AttachmentStore,

@@ -50,6 +50,18 @@ struct PeerClient: Sendable {
         return try await execute(path: "/blobs/sha256/\(hash.rawValue)", headers: headers, acceptPartial: true)
     }
 
+    /// Whether the peer holds the bytes of `hash` itself: `HEAD /blobs/sha256/HASH` answers 200
+    /// with the blob's size and its hash as the ETag (a HEAD never makes the peer fetch).
+    func holds(_ hash: BlobHash, byteCount: Int64) async -> Bool {
+        var request = HTTPClientRequest(url: peer.url.absoluteString + "/blobs/sha256/\(hash.rawValue)")
+        request.method = .HEAD
+        if let token = peer.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        guard let response = try? await http.execute(request, timeout: .seconds(10)) else { return false }
+        return response.status.code == 200
+            && response.headers.first(name: "Content-Length") == String(byteCount)
+            && response.headers.first(name: "ETag") == "\"\(hash.rawValue)\""
+    }
+
     /// The peer's thumbnail of an attachment (a few kilobytes), for peers that only look.
     func thumbnail(of attachment: AttachmentID, size: Int) async throws -> (data: Data, mediaType: String) {
         let response = try await execute(path: "/api/attachments/\(attachment.rawValue)/thumbnail?size=\(size)")

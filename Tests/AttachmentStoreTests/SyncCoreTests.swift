@@ -14,6 +14,11 @@ struct InProcessPeer: RemoteBlobSource {
         try await download.append(data[Int(download.resumeOffset)...])
         try await download.finish()
     }
+
+    /// The peer holds what it has present.
+    func holder(of hash: BlobHash, byteCount: Int64) async -> String? {
+        (try? await peer.hasBlob(hash)) == true ? "in-process peer" : nil
+    }
 }
 
 @Suite("Sync core: change feed, merge, lazy bytes", .timeLimit(.minutes(3)))

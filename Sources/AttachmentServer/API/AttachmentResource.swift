@@ -28,7 +28,10 @@ struct AttachmentResource: ResponseCodable, Equatable {
     var hash: String
     var image: Image?
     var metadata: [String: String]
+    /// Whether the bytes can be read here at once (``state`` is `present`).
     var available: Bool
+    /// Where the bytes are: `present`, `remote`, `fetching`, `evicted` or `damaged`.
+    var state: String
     var createdAt: Date
     var updatedAt: Date
     /// The metadata address.
@@ -53,6 +56,7 @@ struct AttachmentResource: ResponseCodable, Equatable {
         image = attachment.image.map { Image(width: $0.width, height: $0.height, orientation: $0.orientation) }
         metadata = attachment.metadata
         available = attachment.availability == .local
+        state = attachment.fetchedBytes != nil || fetch != nil ? Attachment.State.fetching.rawValue : attachment.state.rawValue
         createdAt = attachment.createdAt
         updatedAt = attachment.updatedAt
         url = "/api/attachments/\(attachment.id.rawValue)"

@@ -43,6 +43,11 @@ public struct ServerMetrics: Sendable {
             .increment()
     }
 
+    /// Adds `amount` to a counter (`attach_scrub_*_total`, `attach_evicted_*_total`).
+    func count(_ label: String, by amount: Int64) {
+        CoreMetrics.Counter(label: label, factory: factory).increment(by: amount)
+    }
+
     /// Sets a gauge read from elsewhere at scrape time (thumbnail queue depth, cache counters).
     func set(gauge label: String, to value: Double, dimensions: [(String, String)] = []) {
         Meter(label: label, dimensions: dimensions, factory: factory).set(value)

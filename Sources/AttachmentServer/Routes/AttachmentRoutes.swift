@@ -15,8 +15,17 @@ struct AttachmentRoutes {
         api.put("attachments/:id/data", use: replace)
     }
 
+    /// The note's attachments in order; `?state=` keeps those whose bytes are in that state.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> AttachmentList {
-        AttachmentList(attachments: try await store.attachments(of: try NoteRoutes.noteID(context)).map(resource))
+        let wanted = try request.uri.queryParameters.get("state").map { text in
+            guard let state = Attachment.State(rawValue: text) else {
+                throw ServerError.badRequest("state must be one of " + Attachment.State.allCases.map(\.rawValue).joined(separator: ", "),
+                                             code: "bad_state")
+            }
+            return state
+        }
+        let attachments = try await store.attachments(of: try NoteRoutes.noteID(context))
+        return AttachmentList(attachments: attachments.filter { wanted == nil || $0.state == wanted }.map(resource))
     }
 
     /// Streams the upload into the store. One file answers 201 with the attachment; a form
@@ -46,10 +55,13 @@ struct AttachmentRoutes {
 
     /// The attachment as JSON; while its bytes are coming from a peer, with how far that has come.
     func resource(_ attachment: Attachment) -> AttachmentResource {
-        guard attachment.availability == .remote, let progress = dependencies.fetcher?.progress(for: attachment.blobHash) else {
-            return AttachmentResource(attachment)
+        if attachment.availability == .remote, let progress = dependencies.fetcher?.progress(for: attachment.blobHash) {
+            return AttachmentResource(attachment, fetch: .init(received: progress.received, total: progress.total))
         }
-        return AttachmentResource(attachment, fetch: .init(received: progress.received, total: progress.total))
+        if attachment.state == .fetching, let received = attachment.fetchedBytes {
+            return AttachmentResource(attachment, fetch: .init(received: received, total: attachment.byteCount))
+        }
+        return AttachmentResource(attachment)
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

@@ -4,7 +4,8 @@ import Foundation
 import Hummingbird
 
 /// The peer side of sync: `GET /sync/changes` (records, never bytes), `GET /sync/status`, and
-/// `GET|HEAD /blobs/sha256/{hash}` (bytes by content hash, with `Range` for resumption).
+/// `GET|HEAD /blobs/sha256/{hash}` (bytes by content hash, with `Range` for resumption; a
+/// `HEAD` answers 200 only for bytes held here, and never fetches).
 /// When the server has a token, all of them need credentials of scope ``AccessScope/syncRead``
 /// (the sync token) or ``AccessScope/full``.
 struct SyncRoutes {
@@ -45,6 +46,9 @@ struct SyncRoutes {
         }
         let file: (url: URL, byteCount: Int64)
         do {
+            // A HEAD asks whether this peer holds the bytes (a peer's storage budget relies on
+            // the answer): it never starts a fetch from this peer's own peers.
+            if request.method == .head, try await !dependencies.store.hasBlob(hash) { throw AttachmentStore.Error.blobMissing(hash) }
             file = try await dependencies.store.blobFile(hash)
         } catch AttachmentStore.Error.blobMissing {
             throw ServerError.notFound("this peer does not have the bytes of blob \(hash)", code: "blob_not_here")

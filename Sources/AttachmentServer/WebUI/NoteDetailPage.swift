@@ -46,6 +46,30 @@ struct NoteDetailPage {
             """)
     }
 
+    /// A badge naming where the bytes are, for anything but `present`: on a peer, fetching,
+    /// evicted under the storage budget, or damaged (quarantined, never served).
+    static func stateBadge(_ state: Attachment.State) -> String {
+        let text: String = switch state {
+        case .present: ""
+        case .remote: "on a peer"
+        case .fetching: "fetching"
+        case .evicted: "evicted"
+        case .damaged: "damaged"
+        }
+        guard !text.isEmpty else { return "" }
+        return "<span class=\"badge\" data-state=\"\(state.rawValue)\" title=\"\(HTML.escape(Self.stateHelp(state)))\">\(text)</span> "
+    }
+
+    private static func stateHelp(_ state: Attachment.State) -> String {
+        switch state {
+        case .present: ""
+        case .remote: "Only the record is here; opening it fetches the bytes from a peer."
+        case .fetching: "The bytes are on their way from a peer."
+        case .evicted: "Dropped here under the storage budget; a peer holds it, and opening it fetches it again."
+        case .damaged: "Failed a re-hash and is quarantined; it is repaired from a peer's copy."
+        }
+    }
+
     /// One gallery tile; the page script builds the same markup for new uploads.
     ///
     /// An image whose bytes are on a peer gets a placeholder with a progress ring over its
@@ -73,7 +97,7 @@ struct NoteDetailPage {
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-filename="\(name)" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
             aria-label="Open \(name)">\(picture)</button>\(remote ? fetchRing(name: name) : "")\
-            <span class="tile-name">\(name)</span>\
+            <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\
             <span class="tile-actions">\
             <button type="button" class="change">Change photo</button>\
             <button type="button" class="delete danger">Delete</button></span></li>

@@ -62,15 +62,19 @@ struct BlobStore: Sendable {
         switch placement {
         case .catalog: return try installInCatalog(staged, in: db)
         case .objectStore: return keepLocalCopy(of: staged)
-        case .files: return try installFile(staged)
+        case .files:
+            // A file under a row that is not `present` is not trusted: it may be the leftover of
+            // an eviction or the damaged bytes a scrub is moving away. The fresh copy replaces it.
+            let untrusted = try BlobRecord.fetch(staged.hash.rawValue, in: db).map { $0.state != .present } ?? false
+            return try installFile(staged, replacingExisting: untrusted)
         }
     }
 
     /// Renames a staged blob into `blobs/` (synced, read-only) unless the same content is
-    /// already there. Blocks.
-    func installFile(_ staged: StagedBlob) throws(AttachmentStore.Error) -> Installation {
+    /// already there (or `replacingExisting`, whatever is there). Blocks.
+    func installFile(_ staged: StagedBlob, replacingExisting: Bool = false) throws(AttachmentStore.Error) -> Installation {
         let destination = path(for: staged.hash)
-        if isPresent(staged) { return .alreadyPresent }
+        if !replacingExisting, isPresent(staged) { return .alreadyPresent }
         try staged.makeDurable()
         do throws(SystemError) {
             let directory = String(destination[..<destination.lastIndex(of: "/")!])

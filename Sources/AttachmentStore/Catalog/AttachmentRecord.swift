@@ -158,7 +158,20 @@ struct AttachmentRow: Sendable {
             position: record.position, blobHash: BlobHash(trusted: record.blobHash),
             byteCount: byteCount, mediaType: record.mediaType, filename: record.filename,
             image: image, metadata: record.metadata, createdAt: record.createdAt,
-            updatedAt: record.updatedAt, availability: state == .present ? .local : .remote
+            updatedAt: record.updatedAt, state: Attachment.State(state)
         )
+    }
+}
+
+extension Attachment.State {
+    /// The state an attachment reports for its blob's catalog state (``fetching`` is found on
+    /// disk, by ``AttachmentStore``, not in the catalog).
+    init(_ blob: BlobRecord.State) {
+        switch blob {
+        case .present: self = .present
+        case .remote: self = .remote
+        case .evicted: self = .evicted
+        case .damaged: self = .damaged
+        }
     }
 }

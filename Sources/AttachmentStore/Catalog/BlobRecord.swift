@@ -3,21 +3,31 @@ import Foundation
 
 /// A row of the `blob` table: one content-addressed blob, here or on a peer.
 struct BlobRecord: Sendable {
-    /// Whether the bytes are on this machine.
+    /// Where the bytes are, as far as this store knows.
     enum State: String, Codable, Sendable {
-        case present, remote
+        /// Here, readable.
+        case present
+        /// Known only as a record that arrived by sync; the bytes are on a peer.
+        case remote
+        /// Were here, dropped under the storage budget because a peer holds them.
+        case evicted
+        /// Failed a re-hash: the file was moved to `quarantine/` and is never served.
+        case damaged
     }
 
     var hash: String
     var byteCount: Int64
     var state: State
     var createdAt: Date
+    /// When a scrub last re-hashed the bytes and found them intact; `nil` when none has yet.
+    var checkedAt: Date?
 
-    init(hash: String, byteCount: Int64, state: State, createdAt: Date) {
+    init(hash: String, byteCount: Int64, state: State, createdAt: Date, checkedAt: Date? = nil) {
         self.hash = hash
         self.byteCount = byteCount
         self.state = state
         self.createdAt = createdAt
+        self.checkedAt = checkedAt
     }
 
     init(row: SQLRow) throws {
@@ -25,6 +35,7 @@ struct BlobRecord: Sendable {
         byteCount = try row.requiredInt64("byteCount")
         state = State(rawValue: try row.requiredString("state")) ?? .remote
         createdAt = try row.requiredDate("createdAt")
+        checkedAt = try row.date("checkedAt")
     }
 
     /// Inserts the row.
@@ -73,6 +84,25 @@ struct BlobRecord: Sendable {
     /// Whether the catalog records the bytes of `hash` as present.
     static func isPresent(_ hash: String, in db: any SQLTransaction) throws -> Bool {
         try db.queryOne("SELECT EXISTS (SELECT 1 FROM blob WHERE hash = ? AND state = 'present') AS found", [.text(hash)])?.bool("found") ?? false
+    }
+
+    /// Records that `hash` was re-hashed and found intact at `date`.
+    static func markChecked(_ hash: String, at date: Date, in db: any SQLTransaction) throws {
+        try db.execute("UPDATE blob SET checkedAt = ? WHERE hash = ?", [.date(date), .text(hash)])
+    }
+
+    /// Moves `hash` from `from` to `to`; whether a row in `from` was there to move.
+    static func transition(_ hash: String, from: State, to: State, in db: any SQLTransaction) throws -> Bool {
+        try db.execute("UPDATE blob SET state = ? WHERE hash = ? AND state = ?",
+                       [.text(to.rawValue), .text(hash), .text(from.rawValue)]) > 0
+    }
+
+    /// Present blobs in the order a scrub visits them: never checked first, then the longest ago.
+    static func scrubOrder(limit: Int, in db: any SQLTransaction) throws -> [BlobRecord] {
+        try db.query("""
+            SELECT * FROM blob WHERE state = 'present'
+            ORDER BY CASE WHEN checkedAt IS NULL THEN 0 ELSE 1 END, checkedAt, hash LIMIT ?
+            """, [.integer(Int64(limit))]).map(BlobRecord.init(row:))
     }
 
     /// Whether anything references `hash`.

@@ -104,6 +104,21 @@ enum CatalogSchema {
                 t.primaryKey(["hash", "holder"])
             }
         }
+        migrator.registerMigration("v5: evicted and damaged blobs, the time each blob was last re-hashed",
+                                   foreignKeyChecks: .deferred) { db in
+            // SQLite cannot change a CHECK constraint in place: the table is made again under a
+            // new name, filled, and renamed over the old one (foreign keys checked at the end).
+            try db.create(table: "blob_v5") { t in
+                t.primaryKey("hash", .text).check { length($0) == 64 }
+                t.column("byteCount", .integer).notNull().check { $0 >= 0 }
+                t.column("state", .text).notNull().check { ["present", "remote", "evicted", "damaged"].contains($0) }
+                t.column("createdAt", .datetime).notNull()
+                t.column("checkedAt", .datetime)
+            }
+            try db.execute(sql: "INSERT INTO blob_v5 (hash, byteCount, state, createdAt) SELECT hash, byteCount, state, createdAt FROM blob")
+            try db.drop(table: "blob")
+            try db.rename(table: "blob_v5", to: "blob")
+        }
         return migrator
     }
 }

@@ -10,6 +10,16 @@ public struct StoreStatistics: Sendable, Codable, Equatable {
     public var blobs = 0
     /// Distinct blobs known only as records (bytes on a peer).
     public var remoteBlobs = 0
+    /// Distinct blobs dropped here under the storage budget (a peer holds them).
+    public var evictedBlobs = 0
+    /// Distinct blobs quarantined after failing a re-hash, waiting for a peer's copy.
+    public var damagedBlobs = 0
+    /// Blobs ever found damaged by a scrub or `verify --repair`.
+    public var scrubDamageFound = 0
+    /// Damaged blobs ever repaired from a peer's copy.
+    public var scrubRepaired = 0
+    /// The storage budget in the store's settings.
+    public var budget = StorageBudget()
     /// Bytes of all attachments and image keys, counting shared content once per reference.
     public var referencedBytes: Int64 = 0
     /// Bytes of the distinct blobs stored here.
@@ -28,4 +38,6 @@ public struct StoreStatistics: Sendable, Codable, Equatable {
     public var thumbnailCacheOnDisk: Int64 = 0
     /// Of the bytes on disk, local copies of originals kept in an object store (`cache/blobs/`, derived).
     public var originalCopiesOnDisk: Int64 = 0
+    /// Of the bytes on disk, damaged originals kept in `quarantine/` until repaired.
+    public var quarantineOnDisk: Int64 = 0
 }

@@ -12,6 +12,8 @@ public struct VerificationReport: Sendable, Codable, Equatable {
             case sizeMismatch
             /// The file exists but cannot be read.
             case unreadable
+            /// A scrub found it damaged and quarantined it; it waits for a copy from a peer.
+            case quarantined
         }
 
         /// An attachment that can no longer be read correctly.

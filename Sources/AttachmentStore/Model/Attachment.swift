@@ -3,13 +3,29 @@ import Foundation
 /// A file attached to a note: a reference to a content-addressed blob plus what we know of it.
 ///
 /// The bytes themselves live in the blob store; an attachment may exist before its bytes
-/// do (it arrived by sync), in which case ``availability`` is ``Availability/remote``.
+/// do (it arrived by sync), or after they were dropped here: ``state`` says which.
 public struct Attachment: Sendable, Equatable, Codable, Identifiable {
-    /// Whether an attachment's bytes are on this machine.
+    /// Where an attachment's bytes are, from this store's point of view.
+    public enum State: String, Sendable, Codable, CaseIterable {
+        /// The bytes are here and can be read at once.
+        case present
+        /// Only the record is here (it arrived by sync); the bytes are on a peer.
+        case remote
+        /// The bytes are on their way from a peer; ``Attachment/fetchedBytes`` says how far.
+        case fetching
+        /// The bytes were dropped here under the storage budget because a peer holds them;
+        /// reading them fetches them again.
+        case evicted
+        /// The bytes failed a re-hash and are quarantined: never served, repaired from a peer
+        /// or the object store that holds the same hash.
+        case damaged
+    }
+
+    /// Whether an attachment's bytes can be read here without a transfer.
     public enum Availability: String, Sendable, Codable {
         /// The blob is stored locally and can be read.
         case local
-        /// Only the record is here; the bytes must be fetched from a peer first.
+        /// The bytes must be fetched from a peer first (remote, fetching, evicted or damaged).
         case remote
     }
 
@@ -52,14 +68,21 @@ public struct Attachment: Sendable, Equatable, Codable, Identifiable {
     public var createdAt: Date
     /// When its data or metadata last changed.
     public var updatedAt: Date
-    /// Whether its bytes are on this machine.
-    public var availability: Availability
+    /// Where its bytes are.
+    public var state: State
+    /// While ``state`` is ``State/fetching``: the bytes received so far (kept across a cut
+    /// transfer); `nil` otherwise.
+    public var fetchedBytes: Int64?
+
+    /// Whether its bytes can be read here without a transfer: ``Availability/local`` exactly
+    /// when ``state`` is ``State/present``.
+    public var availability: Availability { state == .present ? .local : .remote }
 
     /// Creates an attachment value.
     public init(
         id: AttachmentID, noteID: NoteID, position: Int, blobHash: BlobHash, byteCount: Int64,
         mediaType: String, filename: String, image: ImageInfo?, metadata: [String: String],
-        createdAt: Date, updatedAt: Date, availability: Availability
+        createdAt: Date, updatedAt: Date, state: State, fetchedBytes: Int64? = nil
     ) {
         self.id = id
         self.noteID = noteID
@@ -72,6 +95,7 @@ public struct Attachment: Sendable, Equatable, Codable, Identifiable {
         self.metadata = metadata
         self.createdAt = createdAt
         self.updatedAt = updatedAt
-        self.availability = availability
+        self.state = state
+        self.fetchedBytes = fetchedBytes
     }
 }

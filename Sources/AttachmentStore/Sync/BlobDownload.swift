@@ -30,8 +30,8 @@ public final class BlobDownload: Sendable {
         self.store = store
         self.hash = hash
         self.expectedSize = expectedSize
-        self.path = store.layout.temporaryPath + "/fetch-\(hash.rawValue).part"
-        let fd = try Self.openPartial(path, in: store.layout.temporaryPath, name: "fetch-\(hash.rawValue).part")
+        self.path = store.layout.temporaryPath + "/" + Self.partialName(of: hash)
+        let fd = try Self.openPartial(path, in: store.layout.temporaryPath, name: Self.partialName(of: hash))
         var info = stat()
         fstat(fd, &info)
         var offset = Int64(info.st_size)
@@ -46,6 +46,22 @@ public final class BlobDownload: Sendable {
     }
 
     deinit { close() }
+
+    /// The name of the partial file of `hash` in the store's `tmp/`.
+    static func partialName(of hash: BlobHash) -> String { "fetch-\(hash.rawValue).part" }
+
+    /// The size of the partial file at `path` while a download holds it (its lock is taken),
+    /// or `nil` when there is none or it is a cut transfer's leftover. Blocks briefly.
+    static func bytesHeld(at path: String) -> Int64? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        // Free to lock: nobody holds it. (Our shared lock goes with the descriptor.)
+        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
 
     /// Opens and locks the partial file of an earlier, cut transfer, or creates it locked.
     private static func openPartial(_ path: String, in directory: String, name: String) throws -> Int32 {

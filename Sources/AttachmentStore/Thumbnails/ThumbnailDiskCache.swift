@@ -33,6 +33,7 @@ struct ThumbnailDiskCache: Sendable {
         let path = path(for: key)
         guard let data = FileManager.default.contents(atPath: path), !data.isEmpty,
               let header = try? ImageProbe.header(ofFileAt: path) else { return nil }
+        LeastRecentlyRead.touch(path)
         return Thumbnail(data: data, mediaType: header.format.mediaType, width: header.width, height: header.height)
     }
 

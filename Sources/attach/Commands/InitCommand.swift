@@ -9,9 +9,11 @@ struct InitCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var budgetOptions: StorageBudgetOptions
 
     func run() async throws {
         let store = try await storeOptions.create()
+        if budgetOptions.isGiven { try await store.setStorageBudget(budgetOptions.applied(to: try await store.storageBudget())) }
         Console.out("store ready at \(store.directory.path(percentEncoded: false))")
     }
 }

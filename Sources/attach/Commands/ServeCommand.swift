@@ -28,6 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-concurrent-uploads", "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
+        "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate",
     ]
     /// The options that may be given more than once (a comma-separated list in the environment).
     static let repeatableOptions: Set<String> = ["peer", "allowed-host", "trusted-proxy"]
@@ -137,6 +138,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What to fetch from peers ahead of need: on-demand, thumbnails or originals.", valueName: "MODE"))
     var fetch = "on-demand"
 
+    @OptionGroup var budgetOptions: StorageBudgetOptions
+
+    @Option(name: .customLong("budget-interval"), help: ArgumentHelp("Seconds between enforcements of the storage budget.", valueName: "SECONDS"))
+    var budgetInterval: Double = 30
+
+    @Option(name: .customLong("scrub-rate"),
+            help: ArgumentHelp("Re-hash stored originals in the background at most this fast per second (50M); a damaged one "
+                               + "is quarantined and repaired from a peer. Default: no background scrub.", valueName: "SIZE"))
+    var scrubRate: ByteSize?
+
     func run() async throws {
         var configuration = ServerConfiguration()
         configuration.host = host
@@ -188,6 +199,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--fetch takes on-demand, thumbnails or originals")
         }
         configuration.fetchMode = mode
+        guard budgetInterval > 0 else { throw ValidationError("--budget-interval must be a positive number of seconds") }
+        configuration.budgetInterval = .milliseconds(Int64(budgetInterval * 1000))
+        if budgetOptions.isGiven { configuration.storageBudgetUpdate = { [budgetOptions] in budgetOptions.applied(to: $0) } }
+        if let scrubRate {
+            guard let rate = scrubRate.bytes, rate > 0 else { throw ValidationError("--scrub-rate must be a positive size per second, like 50M") }
+            configuration.scrubRate = rate
+        }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }

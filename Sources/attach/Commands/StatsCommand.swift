@@ -18,7 +18,7 @@ struct StatsCommand: AsyncParsableCommand {
             ["notes", String(stats.notes)],
             ["attachments", String(stats.attachments)],
             ["image keys", String(stats.imageKeys)],
-            ["blobs", "\(stats.blobs) here, \(stats.remoteBlobs) on peers"],
+            ["blobs", "\(stats.blobs) here, \(stats.remoteBlobs) on peers, \(stats.evictedBlobs) evicted, \(stats.damagedBlobs) damaged"],
             ["referenced", Formatting.bytes(stats.referencedBytes)],
             ["stored", Formatting.bytes(stats.blobBytes)],
             ["saved by dedup", Formatting.bytes(stats.bytesSavedByDeduplication)],
@@ -27,7 +27,12 @@ struct StatsCommand: AsyncParsableCommand {
             ["  catalog", Formatting.bytes(stats.catalogOnDisk)],
             ["  thumbnails", "\(Formatting.bytes(stats.thumbnailCacheOnDisk)) in \(stats.thumbnailCacheFiles) files (cache)"],
             ["  copies", "\(Formatting.bytes(stats.originalCopiesOnDisk)) of originals kept elsewhere (cache)"],
+            ["  quarantine", Formatting.bytes(stats.quarantineOnDisk)],
+            ["budget", "originals \(Self.limit(stats.budget.maxLocalBytes)), thumbnails \(Self.limit(stats.budget.maxThumbnailCacheBytes))"],
+            ["scrub", "\(stats.scrubDamageFound) damaged found, \(stats.scrubRepaired) repaired"],
         ]
         for line in Formatting.table(rows) { Console.out(line) }
     }
+
+    private static func limit(_ bytes: Int64?) -> String { bytes.map(Formatting.bytes) ?? "no limit" }
 }

@@ -1,0 +1,33 @@
+import AttachmentStore
+import Logging
+import ServiceLifecycle
+
+/// Enforces the store's ``StorageBudget`` every `interval` while the server runs: evicts the
+/// least recently read originals a peer holds, trims local copies and thumbnails. What it did is
+/// logged by the store and counted in `/metrics` (`attach_evicted_originals_total`,
+/// `attach_evicted_bytes_total`, `attach_local_original_bytes`).
+struct StorageBudgetService: Service {
+    let store: AttachmentStore
+    let interval: Duration
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let report = try await store.enforceStorageBudget()
+                    metrics.count("attach_evicted_originals_total", by: Int64(report.originalsEvicted))
+                    metrics.count("attach_evicted_bytes_total", by: report.bytesEvicted)
+                    metrics.count("attach_trimmed_cache_files_total", by: Int64(report.localCopiesRemoved + report.thumbnailsRemoved))
+                    metrics.set(gauge: "attach_local_original_bytes", to: Double(report.localBytesAfter))
+                } catch is CancellationError {
+                    return
+                } catch {
+                    logger.warning("storage budget not enforced this time", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}
