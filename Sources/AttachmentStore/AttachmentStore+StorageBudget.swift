@@ -35,8 +35,8 @@ extension AttachmentStore {
     /// Brings local disk use within the ``StorageBudget``.
     ///
     /// Originals in the store folder go least recently read first, and only when the remote
-    /// blob source names a peer that holds the same hash and size right now: the only copy of
-    /// anything stays, whatever the budget. An evicted blob is marked `evicted` in one catalog
+    /// blob source names a peer that holds the same hash and size right now and gives back a
+    /// sample of its bytes at a random offset: the only copy of anything stays, whatever the budget. An evicted blob is marked `evicted` in one catalog
     /// transaction and its file removed in a second that checks the mark is still there (so a
     /// crash between them leaves a spare file, never a record without bytes, and an upload of
     /// the same bytes meanwhile wins). Local copies of object-store originals and thumbnails are
@@ -97,7 +97,9 @@ extension AttachmentStore {
             try Task.checkCancellation()
             guard lastRead < spared else { report.recentlyReadKept += 1; continue }
             let hash = BlobHash(trusted: record.hash)
-            guard let holder = await configuration.remoteBlobSource?.holder(of: hash, byteCount: record.byteCount) else {
+            let path = blobs.path(for: hash)
+            guard let sample = try? await BlockingPool.run({ try BlobSample.random(ofFileAt: path, byteCount: record.byteCount) }),
+                  let holder = await configuration.remoteBlobSource?.holder(of: hash, byteCount: record.byteCount, sample: sample) else {
                 report.onlyCopiesKept += 1
                 continue
             }

@@ -76,12 +76,12 @@ public final class BlobFetcher: RemoteBlobSource {
     }
 
     /// The first peer, in order, that answers that it holds the bytes of `hash` with that size
-    /// (a `HEAD`; see ``PeerClient``), or `nil` when none does. The store's storage budget
+    /// and gives back `sample` when asked for that range (see ``PeerClient``), or `nil` when none does. The store's storage budget
     /// evicts an original only when this names someone.
-    public func holder(of hash: BlobHash, byteCount: Int64) async -> String? {
+    public func holder(of hash: BlobHash, byteCount: Int64, sample: BlobSample) async -> String? {
         for peer in peers.withLock({ $0 }) {
             if Task.isCancelled { return nil }
-            if await PeerClient(peer: peer, http: http).holds(hash, byteCount: byteCount) { return peer.description }
+            if await PeerClient(peer: peer, http: http).holds(hash, byteCount: byteCount, sample: sample) { return peer.description }
         }
         return nil
     }

@@ -51,15 +51,23 @@ struct PeerClient: Sendable {
     }
 
     /// Whether the peer holds the bytes of `hash` itself: `HEAD /blobs/sha256/HASH` answers 200
-    /// with the blob's size and its hash as the ETag (a HEAD never makes the peer fetch).
-    func holds(_ hash: BlobHash, byteCount: Int64) async -> Bool {
-        var request = HTTPClientRequest(url: peer.url.absoluteString + "/blobs/sha256/\(hash.rawValue)")
-        request.method = .HEAD
-        if let token = peer.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        guard let response = try? await http.execute(request, timeout: .seconds(10)) else { return false }
-        return response.status.code == 200
-            && response.headers.first(name: "Content-Length") == String(byteCount)
-            && response.headers.first(name: "ETag") == "\"\(hash.rawValue)\""
+    /// with the blob's size and its hash as the ETag (a HEAD never makes the peer fetch), and the
+    /// range of `sample` comes back as exactly its bytes. Any other answer, or none, is a no.
+    func holds(_ hash: BlobHash, byteCount: Int64, sample: BlobSample) async -> Bool {
+        let url = peer.url.absoluteString + "/blobs/sha256/\(hash.rawValue)"
+        var head = HTTPClientRequest(url: url)
+        head.method = .HEAD
+        if let token = peer.token { head.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        guard let answer = try? await http.execute(head, timeout: .seconds(10)), answer.status.code == 200,
+              answer.headers.first(name: "Content-Length") == String(byteCount),
+              answer.headers.first(name: "ETag") == "\"\(hash.rawValue)\"" else { return false }
+        guard !sample.bytes.isEmpty else { return true }
+        var ranged = HTTPClientRequest(url: url)
+        ranged.headers.add(name: "Range", value: "bytes=\(sample.offset)-\(sample.offset + Int64(sample.bytes.count) - 1)")
+        if let token = peer.token { ranged.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        guard let response = try? await http.execute(ranged, timeout: .seconds(10)), response.status.code == 206,
+              let body = try? await response.body.collect(upTo: sample.bytes.count + 1) else { return false }
+        return Array(body.readableBytesView) == sample.bytes
     }
 
     /// The peer's thumbnail of an attachment (a few kilobytes), for peers that only look.

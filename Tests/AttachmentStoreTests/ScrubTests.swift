@@ -5,24 +5,6 @@ import TestSupport
 
 @Suite("Scrubbing and self-repair", .timeLimit(.minutes(3)))
 struct ScrubTests {
-    /// Flips one byte in the middle of a file the store keeps read-only.
-    static func flipByte(in path: String) throws {
-        chmod(path, 0o600)
-        let handle = try FileHandle(forUpdating: URL(filePath: path))
-        defer { try? handle.close() }
-        let size = try handle.seekToEnd()
-        try handle.seek(toOffset: size / 2)
-        let byte = try handle.read(upToCount: 1)?.first ?? 0
-        try handle.seek(toOffset: size / 2)
-        try handle.write(contentsOf: [byte ^ 0xFF])
-        chmod(path, 0o400)
-    }
-
-    static func blobPath(_ store: URL, _ hash: BlobHash) -> String {
-        store.appending(path: "blobs/sha256/\(hash.rawValue.prefix(2))/\(hash.rawValue.dropFirst(2).prefix(2))/\(hash.rawValue)")
-            .path(percentEncoded: false)
-    }
-
     @Test("a flipped byte is found by the scrub, quarantined (never served), and repaired from a peer holding the same hash")
     func scrubFindsQuarantinesAndRepairs() async throws {
         let peer = try await StoreFixture("peer")
@@ -39,7 +21,7 @@ struct ScrubTests {
         let first = try await fixture.store.scrub(upTo: .max)
         #expect(first.blobsChecked == 2 && first.passFinished && first.quarantined.isEmpty)
 
-        try Self.flipByte(in: Self.blobPath(fixture.storeURL, attachment.blobHash))
+        try Files.flipByte(in: Files.blobPath(in: fixture.storeURL, hash: attachment.blobHash.rawValue))
         try await Task.sleep(for: .milliseconds(5))  // a new pass: what the last one checked is due again
         // No peer to repair from yet: found, quarantined, and never served.
         let found = try await fixture.store.scrub(upTo: .max)
@@ -75,7 +57,7 @@ struct ScrubTests {
         _ = try await peer.store.addAttachment(to: peerNote.id, fromFile: photo)
         let note = try await fixture.store.createNote(title: "original")
         let attachment = try await fixture.store.addAttachment(to: note.id, fromFile: photo)
-        try Self.flipByte(in: Self.blobPath(fixture.storeURL, attachment.blobHash))
+        try Files.flipByte(in: Files.blobPath(in: fixture.storeURL, hash: attachment.blobHash.rawValue))
 
         let store = try await fixture.reopen { $0.remoteBlobSource = InProcessPeer(peer: peer.store) }
         let damage = try await store.verify().damage

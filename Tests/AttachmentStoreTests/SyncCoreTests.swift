@@ -15,9 +15,12 @@ struct InProcessPeer: RemoteBlobSource {
         try await download.finish()
     }
 
-    /// The peer holds what it has present.
-    func holder(of hash: BlobHash, byteCount: Int64) async -> String? {
-        (try? await peer.hasBlob(hash)) == true ? "in-process peer" : nil
+    /// The peer holds what it has present, and proves it with the sample's bytes.
+    func holder(of hash: BlobHash, byteCount: Int64, sample: BlobSample) async -> String? {
+        guard (try? await peer.hasBlob(hash)) == true, let file = try? await peer.blobFile(hash),
+              let data = try? Data(contentsOf: file.url) else { return nil }
+        let range = Int(sample.offset)..<(Int(sample.offset) + sample.bytes.count)
+        return data.count >= range.upperBound && [UInt8](data[range]) == sample.bytes ? "in-process peer" : nil
     }
 }
 

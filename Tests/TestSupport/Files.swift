@@ -19,6 +19,25 @@ public enum Files {
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
+    /// Flips every bit of the byte in the middle of a file the store keeps read-only, as a
+    /// failing disk would, and makes it read-only again.
+    public static func flipByte(in path: String) throws {
+        chmod(path, 0o600)
+        let handle = try FileHandle(forUpdating: URL(filePath: path))
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        let byte = try handle.read(upToCount: 1)?.first ?? 0
+        try handle.seek(toOffset: size / 2)
+        try handle.write(contentsOf: [byte ^ 0xFF])
+        chmod(path, 0o400)
+    }
+
+    /// Where a store in `store` keeps the original of `hash` (files placement).
+    public static func blobPath(in store: URL, hash: String) -> String {
+        store.appending(path: "blobs/sha256/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash)").path(percentEncoded: false)
+    }
+
     /// Whether two files hold identical bytes.
     public static func identical(_ first: URL, _ second: URL) throws -> Bool {
         try sha256(first) == sha256(second)
