@@ -73,6 +73,7 @@ extension AttachmentStore {
     private func collectUnreferencedBlobs(before cutoff: Date, into report: inout GarbageReport) async throws -> Set<BlobHash> {
         let blobs = self.blobs
         let dryRun = report.dryRun
+        let quarantine = layout.quarantinePath
         let (removed, bytes, kept) = try await catalog.write { db -> (Set<BlobHash>, Int64, Int) in
             var (removed, bytes, kept) = (Set<BlobHash>(), Int64(0), 0)
             for record in try BlobRecord.unreferenced(in: db) {
@@ -82,6 +83,8 @@ extension AttachmentStore {
                 if age >= cutoff && (info != nil || blobs.placement != .files) { kept += 1; continue }
                 if !dryRun {
                     try blobs.remove(hash)
+                    // A quarantined copy of wrong bytes no one references any more goes with its row.
+                    if record.state == .damaged { try POSIXFile.remove(quarantine + "/" + hash.rawValue) }
                     try BlobRecord.delete(record.hash, in: db)
                 }
                 removed.insert(hash)

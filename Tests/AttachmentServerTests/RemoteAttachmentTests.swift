@@ -80,18 +80,19 @@ struct RemoteAttachmentTests {
         try await local.test { client in
             let response = try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .get)
             let resource = try JSON.decode(AttachmentResource.self, response)
-            #expect(!resource.available && resource.fetch == nil)
+            #expect(!resource.available && resource.fetch == nil && resource.state == "remote")
             #expect(!String(buffer: response.body).contains("\"fetch\""))
         }
     }
 
-    @Test("a note page shows a remote photo as a placeholder with a progress ring and its thumbnail address for the script")
+    @Test("a note page shows a remote photo as a placeholder with a progress ring, a state badge and its thumbnail address for the script")
     func remoteTileHasRing() async throws {
         let (_, local, attachment) = try await Self.syncedPair("special/baseline.jpg")
         try await local.test { client in
             let html = String(buffer: try await client.execute(uri: "/notes/\(attachment.noteID)", method: .get).body)
             let tile = try #require(html.firstMatch(of: /<li class="tile"[^\n]*?<\/li>/)).output
             #expect(tile.contains(#"data-availability="remote""#))
+            #expect(tile.contains(#"<span class="badge" data-state="remote""#))
             #expect(tile.contains(#"role="progressbar""#) && tile.contains(#"aria-valuenow="0""#))
             #expect(tile.contains(#"aria-label="Fetching baseline.jpg from a peer""#))
             #expect(tile.contains(#"data-src="/api/attachments/\#(attachment.id)/thumbnail?v="#))
@@ -107,7 +108,7 @@ struct RemoteAttachmentTests {
             let note = try await client.createNote()
             _ = try await client.upload("special/baseline.jpg", to: note.id)
             let html = String(buffer: try await client.execute(uri: "/notes/\(note.id)", method: .get).body)
-            #expect(!html.contains("data-availability") && !html.contains(#"class="fetch""#))
+            #expect(!html.contains("data-availability") && !html.contains(#"class="fetch""#) && !html.contains(#"class="badge""#))
             #expect(html.contains(#"loading="lazy""#) && html.contains(" src=\"/api/attachments/"))
         }
     }
