@@ -41,6 +41,11 @@ struct AttachmentResource: ResponseCodable, Equatable {
     var originalUrl: String
     /// The thumbnail address without `size`, or `nil` when the attachment is not an image.
     var thumbnailUrl: String?
+    /// What a viewer shows for an image: the original when every browser draws its type and it
+    /// is at most ``DisplayImage/largestOriginal``, else the 2048 px display rendition (upright,
+    /// sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too. `nil` when
+    /// the attachment is not an image.
+    var displayUrl: String?
     /// Present only while the bytes are being fetched from a peer (``available`` is false then).
     var fetch: FetchProgress?
 
@@ -63,6 +68,7 @@ struct AttachmentResource: ResponseCodable, Equatable {
         originalUrl = "/api/attachments/\(attachment.id.rawValue)/original?v=\(attachment.blobHash.rawValue)"
         thumbnailUrl = attachment.image == nil
             ? nil : "/api/attachments/\(attachment.id.rawValue)/thumbnail?v=\(attachment.blobHash.rawValue)"
+        displayUrl = thumbnailUrl.map { DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" }
         self.fetch = fetch
     }
 }
@@ -70,4 +76,20 @@ struct AttachmentResource: ResponseCodable, Equatable {
 /// The attachments of one note, in order.
 struct AttachmentList: ResponseCodable {
     var attachments: [AttachmentResource]
+}
+
+/// The one rule for what a viewer shows: the original, or the display rendition.
+enum DisplayImage {
+    /// The rendition's longest side, one of the thumbnail sizes.
+    static let size = 2048
+    /// Originals larger than this are shown through the rendition (the original is a download).
+    static let largestOriginal: Int64 = 8 << 20
+    /// The types every browser draws as they are.
+    static let drawnByBrowsers: Set<String> = ["image/jpeg", "image/png", "image/gif", "image/webp"]
+
+    /// Whether the viewer shows `attachment`'s original rather than its rendition: a type every
+    /// browser draws (a CMYK JPEG or a 16-bit PNG included), and not larger than ``largestOriginal``.
+    static func showsOriginal(_ attachment: Attachment) -> Bool {
+        drawnByBrowsers.contains(attachment.mediaType) && attachment.byteCount <= largestOriginal
+    }
 }

@@ -35,6 +35,7 @@ struct NoteDetailPage {
             <dialog id="viewer" class="viewer" aria-label="Photo">
               <div class="viewer-bar">
                 <span id="viewer-name"></span>
+                <a id="viewer-download" class="button" download>Download original</a>
                 <button type="button" id="viewer-done" class="primary">Done</button>
               </div>
               <div class="viewer-stage">
@@ -95,6 +96,7 @@ struct NoteDetailPage {
         return """
             <li class="tile" data-id="\(HTML.escape(resource.id))"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
+            data-display="\(HTML.escape(resource.displayUrl ?? resource.originalUrl))" \
             data-filename="\(name)" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
             aria-label="Open \(name)">\(picture)</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\

@@ -175,7 +175,10 @@
     return element('li', { class: 'tile', dataset: { id: attachment.id } }, [
       element('button', {
         type: 'button', class: 'thumb', 'aria-label': `Open ${name}`,
-        dataset: { original: attachment.originalUrl, filename: name, image: String(Boolean(attachment.thumbnailUrl)) },
+        dataset: {
+          original: attachment.originalUrl, display: attachment.displayUrl || attachment.originalUrl,
+          filename: name, image: String(Boolean(attachment.thumbnailUrl)),
+        },
       }, [picture]),
       element('span', { class: 'tile-name', text: name }),
       element('span', { class: 'tile-actions' }, [
@@ -438,6 +441,7 @@
     const spinner = document.getElementById('viewer-spinner');
     const progress = document.getElementById('viewer-progress');
     const name = document.getElementById('viewer-name');
+    const download = document.getElementById('viewer-download');
     const gallery = document.getElementById('gallery');
     let controller = null;
     let objectURL = null;
@@ -469,6 +473,10 @@
       reset();
       opener = button;
       name.textContent = button.dataset.filename;
+      // The viewer shows what the server says to (the original, or a display rendition of a
+      // type the browser cannot draw or of a very large original); the original is a download.
+      download.href = button.dataset.original;
+      download.setAttribute('download', button.dataset.filename);
       spinner.hidden = false;
       progress.textContent = 'Loading…';
       dialog.dataset.state = 'loading';
@@ -477,7 +485,7 @@
       const mine = new AbortController();
       controller = mine;
       try {
-        const response = await fetch(button.dataset.original, { signal: mine.signal });
+        const response = await fetch(button.dataset.display || button.dataset.original, { signal: mine.signal });
         if (!response.ok) throw new Error(await errorMessage(response));
         const total = Number(response.headers.get('Content-Length')) || 0;
         const reader = response.body.getReader();
