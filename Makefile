@@ -73,11 +73,13 @@ services-stop:
 services-selftest:
 	$(SERVICES)/selftest.sh
 
-## fuzz: fuzz the API of a live server from its OpenAPI document with schemathesis (no 5xx, answers as documented)
+## fuzz: fuzz the API of a live server from its OpenAPI document with schemathesis, every check and
+## the stateful phase, a random seed (printed; FUZZ_SEED=N replays one)
 FUZZ_EXAMPLES ?= 20
+FUZZ_SEED ?= random
 fuzz: deps
 	$(SWIFT) build --product attach
-	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_EXAMPLES)
+	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_EXAMPLES) $(FUZZ_SEED)
 
 ## fuzz-short: the last step of `make test`: the same fuzzing with FUZZ_SHORT_EXAMPLES (5) examples
 ## per operation, against the binary already built (no rebuild; schemathesis is installed into

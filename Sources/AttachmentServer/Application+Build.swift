@@ -108,7 +108,8 @@ extension ServerDependencies {
 ///
 /// Order matters: the forwarded headers are read (from a trusted proxy) or dropped first; the host check refuses a foreign `Host` before anything else looks at the
 /// request; the authenticators only record who a request is; each group's ``RequireAccess``
-/// decides, on the matched route, whether that is enough.
+/// decides, on the matched route, whether that is enough; a path the server has asked with a
+/// method it does not take there is a 405 with `Allow`.
 func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let tokens = dependencies.tokens
@@ -121,6 +122,8 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     router.add(middleware: dependencies.sessions.middleware)
     router.add(middleware: BearerAuthenticator(tokens: tokens))
     router.add(middleware: dependencies.sessions.authenticator)
+    let routeTable = RouteTable()
+    router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
 
     // Open to anyone: the health check and the login page with its own files.
     let open = router.group()
@@ -143,5 +146,6 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     // The web UI's pages: the full scope, or off to the login page.
     let pages = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .loginPage))
     WebUIRoutes(dependencies: dependencies).register(on: pages)
+    routeTable.record(router.routes.map { (path: $0.path.description, method: $0.method.rawValue) })
     return router
 }

@@ -118,14 +118,18 @@ struct AttachmentAPITests {
         #expect(try await fixture.store().statistics().blobs == 0)
     }
 
-    @Test("a raw upload without ?filename= is a 400")
-    func rawUploadNeedsFilename() async throws {
+    @Test("a raw upload without ?filename= is named upload; an empty ?filename= is a 400")
+    func rawUploadFilename() async throws {
         try await ServerFixture().test { client in
             let note = try await client.createNote()
-            let response = try await client.execute(
+            let unnamed = try await client.execute(
                 uri: "/api/notes/\(note.id)/attachments", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer(string: "x"))
-            #expect(response.status == .badRequest)
-            #expect(JSON.errorCode(response) == "filename_required")
+            #expect(unnamed.status == .created)
+            #expect(try JSON.decode(AttachmentResource.self, unnamed).filename == "upload")
+            let empty = try await client.execute(
+                uri: "/api/notes/\(note.id)/attachments?filename=", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer(string: "x"))
+            #expect(empty.status == .badRequest)
+            #expect(JSON.errorCode(empty) == "filename_required")
         }
     }
 
@@ -161,19 +165,26 @@ struct AttachmentAPITests {
         #expect(try await fixture.store().statistics().blobs == 0)
     }
 
-    @Test("an empty upload and a form without a file are 422s")
+    @Test("an empty upload, an empty file in a form and a form without a file are 422s, and nothing is stored")
     func emptyUploadsAreUnprocessable() async throws {
-        try await ServerFixture().test { client in
+        let fixture = try ServerFixture()
+        try await fixture.test { client in
             let note = try await client.createNote()
             let empty = try await client.execute(
                 uri: "/api/notes/\(note.id)/attachments?filename=a.jpg", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer())
             #expect(empty.status == .unprocessableContent)
             #expect(JSON.errorCode(empty) == "empty_upload")
+            let emptyPart = Multipart(fields: [("file", "a.jpg", Data())])
+            let emptyFile = try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .post,
+                                                     headers: emptyPart.headers, body: emptyPart.body)
+            #expect(emptyFile.status == .unprocessableContent)
+            #expect(JSON.errorCode(emptyFile) == "empty_upload")
             let form = Multipart(fields: [("title", nil, Data("just text".utf8))])
             let noFile = try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .post, headers: form.headers, body: form.body)
             #expect(noFile.status == .unprocessableContent)
             #expect(JSON.errorCode(noFile) == "no_file")
         }
+        #expect(try await fixture.store().statistics().attachments == 0)
     }
 
     @Test("a broken multipart body is a 400")
@@ -216,7 +227,7 @@ struct AttachmentAPITests {
 @Suite("Replacing data: errors", .timeLimit(.minutes(2)))
 struct ReplaceDataErrorTests {
     @Test("replacing data refuses what an upload refuses",
-          arguments: [("no type", 415, "unsupported_media_type"), ("no name", 400, "filename_required"),
+          arguments: [("no type", 415, "unsupported_media_type"), ("empty name", 400, "filename_required"),
                       ("empty", 422, "empty_upload"), ("too large", 413, "upload_too_large"), ("no token", 401, "unauthorized")])
     func replaceErrors(kind: String, status: Int, code: String) async throws {
         try await ServerFixture(token: kind == "no token" ? "t" : nil, maxUploadBytes: 1 << 20).test { client in
@@ -230,7 +241,7 @@ struct ReplaceDataErrorTests {
             var body = ByteBuffer(string: "bytes")
             switch kind {
             case "no type": headers = [:]
-            case "no name": uri = "/api/attachments/\(photo.id)/data"
+            case "empty name": uri = "/api/attachments/\(photo.id)/data?filename="
             case "empty": body = ByteBuffer()
             case "too large": body = ByteBuffer(repeating: 1, count: (1 << 20) + 1)
             default: break

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Fuzzes the JSON API of a live `attach serve` from its own OpenAPI document with schemathesis:
-# no answer may be a 5xx, and every answer must match the document.
-# Usage: fuzz_api.sh ATTACH_BINARY [MAX_EXAMPLES]   (schemathesis is installed into .cache/fuzz-venv)
+# Fuzzes the JSON API of a live `attach serve` from its own OpenAPI document with schemathesis,
+# every check on and every phase (examples, coverage, fuzzing, and the stateful phase that
+# follows the document's links from a created note to its attachments): no answer may be a 5xx,
+# every answer must match the document, a method a path does not take is a 405 with `Allow`.
+# Usage: fuzz_api.sh ATTACH_BINARY [MAX_EXAMPLES] [SEED]   (schemathesis is installed into
+# .cache/fuzz-venv; SEED "random" picks one and prints it, so a failure can be replayed)
 set -euo pipefail
 attach=${1:?usage: fuzz_api.sh ATTACH_BINARY [MAX_EXAMPLES]}
 examples=${2:-20}
+seed=${3:-7}
+if [ "$seed" = random ]; then seed=$(( (RANDOM << 15) | RANDOM )); fi
+echo "schemathesis seed $seed (replay: $0 $attach $examples $seed)"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 venv=$root/.cache/fuzz-venv
 if [ ! -x "$venv/bin/st" ]; then
@@ -29,6 +35,6 @@ server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q "serving " "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
 cd "$work"  # schemathesis keeps its run data in the working folder
-"$venv/bin/st" run "http://127.0.0.1:$port/openapi.yaml" --url "http://127.0.0.1:$port" \
-    --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
-    --max-examples "$examples" --seed 7 --workers 1
+"$venv/bin/st" --config-file "$root/Tests/e2e/schemathesis.toml" run "http://127.0.0.1:$port/openapi.yaml" --url "http://127.0.0.1:$port" \
+    --checks all --phases examples,coverage,fuzzing,stateful \
+    --max-examples "$examples" --seed "$seed" --workers 1

@@ -32,13 +32,17 @@ struct NotePage: ResponseCodable {
 }
 
 /// The body of `POST /api/notes`.
-struct NoteCreation: Decodable {
+struct NoteCreation: JSONObjectBody {
     var title: String?
     var body: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case title, body }
 }
 
 /// The body of `PATCH /api/notes/{id}`: fields left out stay as they are.
-struct NoteChange: Decodable {
+struct NoteChange: JSONObjectBody {
     var title: String?
     var body: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case title, body }
 }

@@ -4,7 +4,9 @@ import Hummingbird
 ///
 /// - `ETag` is the content hash; `If-None-Match` naming it answers 304 without reading a byte.
 /// - One `Range: bytes=a-b` answers 206 (unless `If-Range` names other content); a range past
-///   the end answers 416 with `Content-Range: bytes */size`. Anything else gets the whole file.
+///   the end answers 416 with `Content-Range: bytes */size`. Anything else gets the whole file,
+///   and so does any range of an empty file (it has no byte to be outside of; HTTP lets a
+///   server ignore `Range`).
 /// - `HEAD` answers the headers with no body.
 enum FileResponse {
     /// The answer to `request` for a file of `size` bytes with entity tag `tag`.
@@ -23,7 +25,8 @@ enum FileResponse {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = contentType
-        let range = EntityTag.ifRange(request.headers[.ifRange], matches: tag) ? ByteRange(header: request.headers[.range], size: size) : .ignored
+        let ranged = size > 0 && EntityTag.ifRange(request.headers[.ifRange], matches: tag)
+        let range = ranged ? ByteRange(header: request.headers[.range], size: size) : .ignored
         switch range {
         case .unsatisfiable:
             throw ServerError(.rangeNotSatisfiable, code: "range_not_satisfiable",

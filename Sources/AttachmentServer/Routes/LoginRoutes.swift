@@ -21,17 +21,26 @@ struct LoginRoutes {
         return WebUIRoutes.html(LoginPage(next: next, failed: false, assets: dependencies.assets).html)
     }
 
-    struct Form: Decodable {
+    /// The login form's two fields. Other fields, and repeats of these (the first counts), are
+    /// ignored, as a browser's form may carry more than we ask for.
+    struct Form {
         var token: String?
         var next: String?
+
+        /// Reads an `application/x-www-form-urlencoded` body; `nil` when it is not one.
+        init?(urlEncoded body: String) {
+            var components = URLComponents()
+            components.percentEncodedQuery = body.replacingOccurrences(of: "+", with: "%20")
+            guard !body.isEmpty else { return }
+            guard let items = components.queryItems else { return nil }
+            token = items.first { $0.name == "token" }?.value
+            next = items.first { $0.name == "next" }?.value
+        }
     }
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: Self.maxFormBytes)
-        let form: Form
-        do {
-            form = try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
-        } catch {
+        guard let form = Form(urlEncoded: String(buffer: body)) else {
             throw ServerError.badRequest("the login form must be application/x-www-form-urlencoded with a token field", code: "bad_login_form")
         }
         let next = Self.safeNext(form.next)

@@ -10,21 +10,25 @@ struct UploadReceiver {
 
     /// How an upload request carries its bytes.
     enum Kind {
-        /// The body is the file; its name is in `?filename=`.
-        case raw(filename: String)
+        /// The body is the file; its name is in `?filename=`, when given.
+        case raw(filename: String?)
         /// A form with file fields, split by this boundary.
         case multipart(boundary: String)
     }
 
     /// Works out the kind of upload, refusing what cannot be one before any byte is read.
-    /// - Throws: 415 without a usable `Content-Type`, 400 without a file name or boundary,
-    ///   413 when `Content-Length` already says it is too large, 422 when it says it is empty.
+    /// - Throws: 415 without a usable `Content-Type`, 400 for an empty file name or a form
+    ///   without a boundary, 413 when `Content-Length` already says it is too large, 422 when it
+    ///   says it is empty.
     func kind(of request: Request) throws -> Kind {
         if let length = request.headers[.contentLength].flatMap({ Int64($0) }) {
             if length > dependencies.configuration.maxUploadBytes {
                 throw ServerError.uploadTooLarge(limit: dependencies.configuration.maxUploadBytes)
             }
             if length == 0 { throw ServerError.unprocessable("the upload is empty", code: "empty_upload") }
+        }
+        if request.uri.queryParameters.get("filename")?.isEmpty == true {
+            throw ServerError.badRequest("a file name may not be empty: leave ?filename= out of a form, or give a name", code: "filename_required")
         }
         guard let header = request.headers[.contentType] else {
             throw ServerError.unsupportedMediaType("say what is uploaded with a Content-Type header (any type; the store sniffs the bytes)")
@@ -41,10 +45,7 @@ struct UploadReceiver {
         case let type where type.hasPrefix("multipart/"):
             throw ServerError.unsupportedMediaType("\(type) is not an upload format; use multipart/form-data")
         default:
-            guard let filename = request.uri.queryParameters.get("filename"), !filename.isEmpty else {
-                throw ServerError.badRequest("name the file with ?filename=NAME", code: "filename_required")
-            }
-            return .raw(filename: filename)
+            return .raw(filename: request.uri.queryParameters.get("filename").map { String($0) })
         }
     }
 
@@ -70,7 +71,8 @@ struct UploadReceiver {
         let store = dependencies.store
         switch kind {
         case .raw(let filename):
-            return [try await store.addAttachment(to: note, bytes: body(of: request), filename: filename)]
+            let name = filename ?? Self.unnamedUpload
+            return [try await store.addAttachment(to: note, bytes: NonEmptyBytes(base: body(of: request)), filename: name)]
         case .multipart(let boundary):
             var added: [Attachment] = []
             try await eachFile(of: request, boundary: boundary) { filename, bytes in
@@ -81,7 +83,11 @@ struct UploadReceiver {
         }
     }
 
-    /// Replaces the bytes of `attachment` with the upload's (its first file, for a form).
+    /// The name of a raw upload sent without `?filename=`.
+    static let unnamedUpload = "upload"
+
+    /// Replaces the bytes of `attachment` with the upload's (its first file, for a form); a raw
+    /// body without `?filename=` keeps the attachment's name.
     func replaceData(of attachment: AttachmentID, from request: Request) async throws -> Attachment {
         let kind = try kind(of: request)
         let slot = try receiving()
@@ -89,7 +95,7 @@ struct UploadReceiver {
         let store = dependencies.store
         switch kind {
         case .raw(let filename):
-            return try await store.replaceAttachmentData(attachment, bytes: body(of: request), filename: filename)
+            return try await store.replaceAttachmentData(attachment, bytes: NonEmptyBytes(base: body(of: request)), filename: filename)
         case .multipart(let boundary):
             var replaced: Attachment?
             try await eachFile(of: request, boundary: boundary) { filename, bytes in
@@ -123,13 +129,13 @@ struct UploadReceiver {
     /// Calls `body` with each file part of a form, in order; other fields are skipped.
     private func eachFile(
         of request: Request, boundary: String,
-        _ body: (String, MultipartReader<UploadBody<RequestBody>>.PartBody) async throws -> Void
+        _ body: (String, NonEmptyBytes<MultipartReader<UploadBody<RequestBody>>.PartBody>) async throws -> Void
     ) async throws {
         let reader = MultipartReader(boundary: boundary, body: self.body(of: request))
         do {
             while let part = try await reader.nextPart() {
                 guard let filename = part.filename, !filename.isEmpty else { continue }
-                try await body(filename, reader.body())
+                try await body(filename, NonEmptyBytes(base: reader.body()))
             }
         } catch let error as MultipartReader<UploadBody<RequestBody>>.Malformed {
             throw ServerError.badRequest("the form is not valid multipart/form-data: \(error)", code: "invalid_multipart")
