@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install run test services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short soak clean
+.PHONY: install run test services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -47,7 +47,8 @@ run: deps
 ## contrib/nginx.conf in front of a real server, prove the service scripts (services-selftest),
 ## start a local S3 store and PostgreSQL, run every test, then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
-## afterwards, pass or fail), then the API fuzzing pass and the real-browser test
+## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy and
+## the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"
@@ -56,6 +57,7 @@ test: deps browser-deps corpus
 	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh
 	$(MAKE) --no-print-directory fuzz-short
+	$(MAKE) --no-print-directory tus-test
 	$(MAKE) --no-print-directory browser-test
 
 ## services: start the local S3 store used by the tests and print its env lines
@@ -87,6 +89,13 @@ fuzz: deps
 FUZZ_SHORT_EXAMPLES ?= 5
 fuzz-short:
 	Tests/e2e/fuzz_api.sh "$$($(SWIFT) build --show-bin-path)/attach" $(FUZZ_SHORT_EXAMPLES)
+
+## tus-test: tuspy (the tus client from PyPI, installed into .cache/tus-venv) uploads the corpus's
+## 16 MB photo to a real server while a relay drops the connection midway, then while the server is
+## killed and restarted; each upload resumes, the client sends about one file's worth, and the
+## attachment is byte-identical
+tus-test:
+	Tests/e2e/tus_resume.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
 
 ## soak: the server crash test with 50 SIGKILL rounds, then 60 s of 50 clients uploading and reading
 ## against a real server (no failure, nothing lost, RSS at most 1.2x after warm-up), then 60 s of

@@ -134,6 +134,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     let api = router.group("api").add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
     NoteRoutes(dependencies: dependencies).register(on: api)
     AttachmentRoutes(dependencies: dependencies).register(on: api)
+    ResumableUploadRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
     let system = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))

@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     public var sessionLifetime: Duration = .seconds(7 * 24 * 3600)
     /// The largest upload accepted, in bytes; larger ones are answered with 413. Default 256 MiB.
     public var maxUploadBytes: Int64 = 256 << 20
+    /// How long a resumable upload (`/api/uploads`) that receives nothing is kept before `gc`
+    /// may remove it: one day.
+    public var uploadLifetime: Duration = AttachmentStore.defaultUploadLifetime
     /// How long a connection may send nothing while a request (head or body) is awaited before
     /// the server closes it. A stalled client then holds no connection, and an upload it
     /// stalled is aborted like a cut-off one. Answers being written are not cut. Default 60 s.

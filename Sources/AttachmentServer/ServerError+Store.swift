@@ -13,6 +13,7 @@ extension ServerError {
     /// | `writeFailed` | 507 | `storage_failed` |
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
     /// | `catalogUnavailable` (PostgreSQL down or restarting) | 503 | `catalog_unavailable` |
+    /// | `upload` | 404, 410, 409, 423, 413, 460, 400 | see the `ResumableUploadError` initialiser |
     /// | `blobMissing`, `hashMismatch`, `catalogDamaged`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
     public init(_ error: AttachmentStore.Error) {
         switch error {
@@ -44,8 +45,28 @@ extension ServerError {
         case .catalogUnavailable(let reason):
             self.init(.serviceUnavailable, code: "catalog_unavailable",
                       message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(reason))")
+        case .upload(let failure):
+            self.init(failure)
         case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .catalogFromNewerRelease, .blobStorageMismatch:
             self = .internalError
+        }
+    }
+}
+
+extension ServerError {
+    /// The HTTP meaning of a refused request on a resumable upload, as tus asks: 404 unknown,
+    /// 410 expired, 409 wrong offset, 423 another request is writing it, 413 past its length,
+    /// 460 checksum mismatch, 400 an unusable length.
+    init(_ error: ResumableUploadError) {
+        let message = error.description
+        switch error {
+        case .notFound: self.init(.notFound, code: "upload_not_found", message: message)
+        case .expired: self.init(.gone, code: "upload_expired", message: message)
+        case .offsetMismatch: self.init(.conflict, code: "upload_offset_mismatch", message: message)
+        case .busy: self.init(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), code: "upload_busy", message: message)
+        case .exceedsLength: self.init(.contentTooLarge, code: "upload_exceeds_length", message: message)
+        case .checksumMismatch: self.init(HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch"), code: "checksum_mismatch", message: message)
+        case .invalidLength: self.init(.badRequest, code: "invalid_upload_length", message: message)
         }
     }
 }

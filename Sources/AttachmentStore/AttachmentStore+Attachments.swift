@@ -42,15 +42,17 @@ extension AttachmentStore {
         return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename, metadata: metadata))
     }
 
-    private func insertAttachment(
-        _ blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String]
+    /// Adds an ingested blob at the end of `note` as a new attachment (with identifier `id`, when
+    /// the caller chose one).
+    func insertAttachment(
+        _ blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID = .make()
     ) async throws -> Attachment {
         try await committing(blob) { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             try self.commit(blob, in: db)
             let now = Date()
             let record = AttachmentRecord(
-                id: AttachmentID.make().rawValue, noteId: note.rawValue,
+                id: id.rawValue, noteId: note.rawValue,
                 position: try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db),
                 blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
                 filename: Self.displayName(filename), width: blob.image?.width, height: blob.image?.height,

@@ -51,6 +51,8 @@ extension AttachmentStore {
         case blobStorageMismatch(recorded: String, given: String)
         /// The object store holding the originals failed; nothing half-done was referenced.
         case objectStore(BlobObjectStoreError)
+        /// A resumable upload refused a request; the upload is as it was.
+        case upload(ResumableUploadError)
 
         /// What went wrong, in one line, without naming any command: a program using the library
         /// adds its own advice (the `attach` command does, in `ErrorHint`).
@@ -99,6 +101,8 @@ extension AttachmentStore {
                 return "this store keeps its originals in \(recorded), but it was opened with \(given)"
             case .objectStore(let error):
                 return "\(error); nothing was stored or changed"
+            case .upload(let error):
+                return error.description
             }
         }
     }

@@ -6,7 +6,8 @@ import Glibc
 
 extension AttachmentStore {
     /// Removes blobs nothing references, blob files the catalog does not know (left by a crash),
-    /// and temporary files of dead ingests — each only once older than `grace`.
+    /// and temporary files of dead ingests — each only once older than `grace` — and resumable
+    /// uploads past their own expiry.
     ///
     /// Safe while other processes use the store: a temporary file whose writer is alive is
     /// locked and never touched (nor, for ``creatingTemporaryFileGrace``, one still being
@@ -19,6 +20,7 @@ extension AttachmentStore {
         let cutoff = Date().addingTimeInterval(-TimeInterval(grace.components.seconds) - TimeInterval(grace.components.attoseconds) / 1e18)
         var report = GarbageReport(dryRun: dryRun)
         try await collectTemporaryFiles(before: cutoff, into: &report)
+        try await collectExpiredUploads(into: &report)
         let removedRows = try await collectUnreferencedBlobs(before: cutoff, into: &report)
         if blobs.placement == .objectStore {
             // Object stores date objects by their own clock (Swift's S3 API rounds up to the

@@ -8,6 +8,7 @@ import Foundation
 /// <root>/tmp/                      in-flight ingests (same filesystem, for rename)
 /// <root>/cache/                    derived data, safe to delete at any time
 /// <root>/quarantine/<hash>         originals that failed a re-hash, kept for inspection until repaired
+/// <root>/uploads/<id>.part|.json    resumable uploads: the bytes so far, and what they are for
 /// ```
 struct StoreLayout: Sendable {
     let root: String
@@ -25,6 +26,8 @@ struct StoreLayout: Sendable {
     var cachePath: String { root + "/cache" }
     /// Blobs that failed a re-hash, moved out of `blobs/` so they are never served.
     var quarantinePath: String { root + "/quarantine" }
+    /// Resumable uploads in progress (``UploadFolder``).
+    var uploadsPath: String { root + "/uploads" }
 
     /// Checks that `root` is a store. Blocks.
     func validateExisting() throws(AttachmentStore.Error) {

@@ -35,6 +35,6 @@ server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q "serving " "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
 cd "$work"  # schemathesis keeps its run data in the working folder
-"$venv/bin/st" --config-file "$root/Tests/e2e/schemathesis.toml" run "http://127.0.0.1:$port/openapi.yaml" --url "http://127.0.0.1:$port" \
+PYTHONPATH="$root/Tests/e2e" SCHEMATHESIS_HOOKS=schemathesis_hooks "$venv/bin/st" --config-file "$root/Tests/e2e/schemathesis.toml" run "http://127.0.0.1:$port/openapi.yaml" --url "http://127.0.0.1:$port" \
     --checks all --phases examples,coverage,fuzzing,stateful \
     --max-examples "$examples" --seed "$seed" --workers 1

@@ -108,7 +108,7 @@ struct UploadReceiver {
     }
 
     /// An upload being received: its slot, and its place in `attach_uploads_in_progress`.
-    private struct Receiving {
+    struct Receiving {
         let slot: UploadSlots.Slot
         let metrics: ServerMetrics
 
@@ -120,7 +120,7 @@ struct UploadReceiver {
 
     /// Takes an upload slot and counts the upload in progress until it is finished.
     /// - Throws: 503 ``ServerError/tooManyUploads`` when every slot is taken.
-    private func receiving() throws -> Receiving {
+    func receiving() throws -> Receiving {
         guard let slot = dependencies.uploadSlots.take() else { throw ServerError.tooManyUploads }
         dependencies.metrics.uploadsInProgress.increment()
         return Receiving(slot: slot, metrics: dependencies.metrics)

@@ -14,9 +14,13 @@ public struct GarbageReport: Sendable, Codable, Equatable {
     public var temporaryFiles = 0
     /// Their bytes.
     public var temporaryBytes: Int64 = 0
+    /// Resumable uploads past their expiry (abandoned, or finished long enough ago).
+    public var expiredUploads = 0
+    /// The bytes they had received.
+    public var expiredUploadBytes: Int64 = 0
     /// Garbage left in place because it is younger than the grace period.
     public var keptInGracePeriod = 0
 
     /// Everything removed, in bytes.
-    public var totalBytes: Int64 { blobBytes + orphanBytes + temporaryBytes }
+    public var totalBytes: Int64 { blobBytes + orphanBytes + temporaryBytes + expiredUploadBytes }
 }

@@ -24,6 +24,33 @@ enum POSIXFile {
         }
     }
 
+    /// Writes every byte of `bytes` at `offset` in the file (`pwrite`), looping over short writes.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write")
+            }
+            done += written
+        }
+    }
+
+    /// The size of an open file.
+    static func size(_ fd: Int32) throws(SystemError) -> Int64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError("fstat") }
+        return Int64(info.st_size)
+    }
+
+    /// Cuts (or extends) an open file to `length` bytes.
+    static func truncate(_ fd: Int32, to length: Int64) throws(SystemError) {
+        while ftruncate(fd, off_t(length)) != 0 {
+            if errno != EINTR { throw SystemError("ftruncate") }
+        }
+    }
+
     /// Reads up to `buffer.count` bytes; 0 means end of file.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
         while true {

@@ -24,7 +24,7 @@ struct GarbageCollectCommand: AsyncParsableCommand {
         if json { return Console.json(report) }
         let verb = dryRun ? "would remove" : "removed"
         Console.out("\(verb) \(report.blobs) unreferenced blobs, \(report.orphanFiles) orphan files, "
-            + "\(report.temporaryFiles) temporary files: \(Formatting.bytes(report.totalBytes)); "
+            + "\(report.temporaryFiles) temporary files, \(report.expiredUploads) expired uploads: \(Formatting.bytes(report.totalBytes)); "
             + "\(report.keptInGracePeriod) kept (younger than \(grace))")
     }
 }

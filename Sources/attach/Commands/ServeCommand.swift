@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// ``EnvironmentArguments``). A test checks the list against the command's options.
     static let environmentOptions = [
         "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "allowed-host",
-        "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "idle-timeout", "request-head-timeout",
+        "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-concurrent-uploads", "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
         "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate",
@@ -83,6 +83,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("max-upload"), help: ArgumentHelp("The largest upload in MiB (answered with 413 beyond).", valueName: "MIB"))
     var maxUploadMiB: Int64 = 256
+
+    @Option(name: .customLong("upload-expiry"),
+            help: ArgumentHelp("Keep a resumable upload (/api/uploads) this long after it last received bytes; `attach gc` removes it after.",
+                               valueName: "HOURS"))
+    var uploadExpiryHours: Double = 24
 
     @Option(name: .customLong("idle-timeout"),
             help: ArgumentHelp("Close a connection silent this long while a request is awaited.", valueName: "SECONDS"))
@@ -172,6 +177,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard sessionHours > 0 else { throw ValidationError("--session-hours must be positive") }
         configuration.sessionLifetime = .seconds(Int64(sessionHours * 3600))
         configuration.maxUploadBytes = maxUploadMiB << 20
+        guard uploadExpiryHours > 0 else { throw ValidationError("--upload-expiry must be a positive number of hours") }
+        configuration.uploadLifetime = .seconds(Int64(uploadExpiryHours * 3600))
         configuration.peers = try peers.map { try Peer(parsing: $0).url }
         configuration.peerToken = try SecretFile.either(peerToken, option: "--peer-token", file: peerTokenFile, fileOption: "--peer-token-file")
         if let peerBandwidth {

@@ -44,7 +44,7 @@ enum ExitStatus {
         switch error {
         case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .ambiguousIdentifier,
              .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
-             .notAnImage, .imageUnreadable, .imageTooLarge:
+             .notAnImage, .imageUnreadable, .imageTooLarge, .upload:
             return inputError
         case .blobStorageMismatch, .catalogFromNewerRelease:
             return inputError
