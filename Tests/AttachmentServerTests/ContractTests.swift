@@ -67,4 +67,35 @@ struct ContractTests {
             #expect(none.status == .unauthorized)
         }
     }
+
+    @Test("PATCH position moves an attachment among its note's; past the end is last; a negative, null or missing position is a 400")
+    func moveAttachment() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            var ids: [String] = []
+            for name in ["a", "b", "c"] {
+                let response = try await client.execute(uri: "/api/notes/\(note.id)/attachments?filename=\(name).txt", method: .post,
+                                                        headers: [.contentType: "text/plain"], body: ByteBuffer(string: name))
+                ids.append(try JSON.decode(AttachmentResource.self, response).id)
+            }
+            func order() async throws -> [String] {
+                try JSON.decode(AttachmentList.self, try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .get))
+                    .attachments.map(\.id)
+            }
+            let moved = try await client.execute(uri: "/api/attachments/\(ids[2])", method: .patch, headers: JSON.headers,
+                                                 body: ByteBuffer(string: #"{"position": 0}"#))
+            #expect(moved.status == .ok)
+            #expect(try JSON.decode(AttachmentResource.self, moved).position == 0)
+            #expect(try await order() == [ids[2], ids[0], ids[1]])
+            _ = try await client.execute(uri: "/api/attachments/\(ids[2])", method: .patch, headers: JSON.headers,
+                                         body: ByteBuffer(string: #"{"position": 99}"#))
+            #expect(try await order() == ids)
+            for body in [#"{"position": -1}"#, #"{"position": null}"#, #"{}"#] {
+                let refused = try await client.execute(uri: "/api/attachments/\(ids[0])", method: .patch, headers: JSON.headers,
+                                                       body: ByteBuffer(string: body))
+                #expect(refused.status == .badRequest, "\(body)")
+            }
+            #expect(try await order() == ids)
+        }
+    }
 }

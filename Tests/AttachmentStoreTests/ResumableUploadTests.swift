@@ -39,6 +39,14 @@ struct ResumableUploadTests {
 
     static func photo() throws -> Data { try Data(contentsOf: try Corpus.file("good/Dune.jpg")) }
 
+    /// Whether some open descriptor holds a lock on the file at `path`.
+    static func isLocked(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_SH | LOCK_NB) != 0
+    }
+
     static func sha256(_ data: Data) -> UploadChecksum { UploadChecksum(sha256: Array(SHA256.hash(data: data)))! }
 
     @Test("three pieces become one attachment of the note, byte-identical, and the upload then names it")
@@ -135,12 +143,18 @@ struct ResumableUploadTests {
         let note = try await store.createNote(title: "n")
         let photo = try Self.photo()
         let upload = try await store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
-        let slow = Task { try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo.prefix(200_000), chunk: 50_000, pause: .milliseconds(300))) }
-        try await Task.sleep(for: .milliseconds(150))
+        // A writer whose bytes arrive only when the test says so: it holds the upload meanwhile.
+        let (bytes, sender) = AsyncStream<Data>.makeStream()
+        let slow = Task { try await store.appendToUpload(upload.id, at: 0, bytes: bytes) }
+        sender.yield(photo.prefix(100_000))
+        let part = fixture.storeURL.appending(path: "uploads/\(upload.id).part").path
+        for _ in 0..<1000 where !Self.isLocked(part) { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: AttachmentStore.Error.upload(.busy(upload.id))) {
             try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo.prefix(10)))
         }
         await #expect(throws: AttachmentStore.Error.upload(.busy(upload.id))) { try await store.cancelUpload(upload.id) }
+        sender.yield(Data(photo[100_000..<200_000]))
+        sender.finish()
         #expect(try await slow.value.offset == 200_000)
         try await store.cancelUpload(upload.id)
         await #expect(throws: AttachmentStore.Error.upload(.notFound(upload.id))) { try await store.resumableUpload(upload.id) }

@@ -4,16 +4,18 @@
 Starts `attach serve` with a token on a free loopback port over a fresh store, then, as a person
 would: is sent to the login page, is refused with a wrong token, logs in with the right one (and
 the token is then nowhere in web storage, the page or script-readable cookies); creates a note; imports two corpus photos through the file input and waits for both progress
-bars and both thumbnails; types into the note body while a 16 MB upload is in flight (upload
+bars and both thumbnails, in the order chosen, and for the finished rows to fold away; types into the note body while a 16 MB upload is in flight (upload
 throttled through DevTools so that it is) and checks the text was saved; double-clicks a
 thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
 (download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout;
 starts a second server that syncs the note from the first (which serves blob bytes to peers at 2 MiB/s) and sees the 16 MB
-photo's progress ring move and then its thumbnail replace it; deletes the note. Screenshots go to test-output/browser/.
+photo's progress ring move and then its thumbnail replace it; imports a 16 MB photo through a relay that drops the
+connection midway and sees the upload resume from the server's offset rather than from 0; deletes the note. Screenshots go to test-output/browser/.
 Exits non-zero if anything fails.
 
 Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
 """
+import hashlib
 import json
 import os
 import re
@@ -26,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 
+from relay import Relay
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -120,6 +123,12 @@ class BrowserTest:
         self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
             "offline": False, "latency": 0, "uploadThroughput": upload, "downloadThroughput": download})
 
+    def folded(self):
+        """Waits for the finished upload rows to fold away (they go together once nothing is
+        uploading, moving the gallery up once): only then is it safe to point at a tile."""
+        self.wait(lambda d: not any(r.is_displayed() for r in d.find_elements(By.CSS_SELECTOR, "#uploads .upload[data-state=done]")),
+                  "the finished upload rows to fold away")
+
     def photo(self, relative):
         return os.path.join(self.corpus, relative)
 
@@ -177,8 +186,12 @@ class BrowserTest:
         assert all("/thumbnail?" in s for s in sources), sources
         self.shot("02-two-photos")
         status, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
-        # The two upload side by side, so their order is the order they finished in.
-        assert sorted(a["filename"] for a in listing["attachments"]) == ["Elephants_3840x2160.jpg", "baseline.jpg"], listing
+        # The two upload side by side and may finish in either order; the gallery, here and on
+        # the server, keeps the order they were chosen in.
+        assert [a["filename"] for a in listing["attachments"]] == ["baseline.jpg", "Elephants_3840x2160.jpg"], listing
+        shown = self.js("return [...document.querySelectorAll('#gallery .thumb')].map(b => b.dataset.filename)")
+        assert shown == ["baseline.jpg", "Elephants_3840x2160.jpg"], shown
+        self.folded()
 
     def type_during_large_upload(self):
         # 16 MB at 2 MB/s: the upload stays in flight for several seconds.
@@ -203,6 +216,7 @@ class BrowserTest:
         print(f"  body saved while the 16 MB upload was {still}")
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the 16 MB upload to finish")
         self.throttle()
+        self.folded()
         self.wait(lambda d: len(self.tiles()) == 3 and self.loaded_thumbnails() == 3, "the third thumbnail")
         self.shot("04-three-photos")
 
@@ -247,6 +261,7 @@ class BrowserTest:
         self.driver.find_element(By.ID, "change").send_keys(self.photo("special/photo.png"))
         row = "#uploads .upload[data-filename='photo.png']"
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the replacement upload")
+        self.folded()
         self.wait(lambda d: self.tiles()[1].find_element(By.CSS_SELECTOR, ".tile-name").text == "photo.png",
                   "the tile to show the new photo")
         self.wait(lambda d: self.loaded_thumbnails() == 3, "the new thumbnail")
@@ -284,6 +299,7 @@ class BrowserTest:
         self.driver.find_element(By.ID, "import").send_keys("\n".join([self.photo("special/photo.heic"), tiff]))
         self.wait(lambda d: len(self.tiles()) == before + 2 and self.loaded_thumbnails() == before + 2,
                   "the HEIC and TIFF tiles with their thumbnails")
+        self.folded()
         viewer = self.driver.find_element(By.ID, "viewer")
         for filename in ["photo.heic", "made-by-vips.tif"]:
             thumb = self.driver.find_element(By.CSS_SELECTOR, f"#gallery .thumb[data-filename='{filename}']")
@@ -363,6 +379,47 @@ class BrowserTest:
                     if (entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]) and not refused_login(entry)]
         assert not problems, f"browser console: {problems}"
 
+    def interrupted_upload_resumes(self):
+        """A 16 MB upload loses its connection midway — the page is served through a relay the
+        test runs, which drops every connection once 15% has gone (DevTools throttles the upload
+        so that it is still in flight; changing DevTools' conditions mid-request does not cut it)
+        — and the page retries with back-off, asks the server where to continue, and finishes
+        without starting again from 0; the attachment is byte-identical."""
+        tunnel = os.path.join(self.scratch, "tunnel.jpg")
+        shutil.copy(self.photo("special/large-16mb.jpg"), tunnel)
+        size = os.path.getsize(tunnel)
+        port = int(self.server.url.rsplit(":", 1)[1])
+        relay = Relay(port)
+        try:
+            self.driver.get(f"http://127.0.0.1:{relay.port}/notes/{self.note_id}")
+            self.wait(lambda d: d.find_elements(By.ID, "import"), "the note page through the relay")
+            before = len(self.tiles())
+            self.throttle(upload=1024 * 1024)
+            self.driver.find_element(By.ID, "import").send_keys(tunnel)
+            row = "#uploads .upload[data-filename='tunnel.jpg']"
+            self.wait(lambda d: self.js(f"const p = document.querySelector(\"{row} progress\"); return p ? p.value : 0") >= 15,
+                      "the upload to pass 15%")
+            relay.drop_all()
+            self.wait(lambda d: self.js(f"return document.querySelector(\"{row}\").dataset.state") == "retrying",
+                      "the page to notice the connection is gone")
+            self.shot("14-upload-cut")
+            self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the upload to finish after the cut")
+            self.throttle()
+            resumed = int(self.js(f"return document.querySelector(\"{row}\").dataset.resumedFrom || '0'"))
+            assert resumed > 0, "the upload started again from 0"
+            self.wait(lambda d: len(self.tiles()) == before + 1, "the tile of the resumed upload")
+            _, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+            stored = [a for a in listing["attachments"] if a["filename"] == "tunnel.jpg"]
+            with open(tunnel, "rb") as f:
+                expected = "sha256:" + hashlib.sha256(f.read()).hexdigest()
+            assert len(stored) == 1 and stored[0]["hash"] == expected, stored
+            print(f"  cut past 15%, resumed at byte {resumed} of {size} ({resumed * 100 // size}%); "
+                  f"the browser sent {relay.sent} bytes through the relay in all")
+            self.shot("15-upload-resumed")
+        finally:
+            self.throttle()
+            self.driver.get(f"{self.server.url}/notes/{self.note_id}")
+
     def delete_note(self):
         self.driver.find_element(By.ID, "delete-note").click()
         alert = self.wait(lambda d: d.switch_to.alert, "the confirmation")
@@ -382,7 +439,7 @@ def main():
     os.makedirs(output, exist_ok=True)
     store = tempfile.mkdtemp(prefix="attach-browser-")
     server = Server(binary, os.path.join(store, "store"), os.path.join(output, "server.log"), ["--peer-bandwidth", "2"],
-                    token=secrets.token_urlsafe(24))
+                    token=secrets.token_hex(24))
     print(f"browser test against {server.url}; screenshots in {output}")
     passed, failed = 0, 0
     test = None
@@ -390,7 +447,8 @@ def main():
         test = BrowserTest(server, corpus, output, binary, store)
         steps = [test.log_in, test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
-                 test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.no_console_errors, test.delete_note]
+                 test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.no_console_errors,
+                 test.interrupted_upload_resumes, test.delete_note]
         for index, step in enumerate(steps):
             name = step.__name__.replace("_", " ")
             started = time.monotonic()

@@ -93,3 +93,10 @@ enum DisplayImage {
         drawnByBrowsers.contains(attachment.mediaType) && attachment.byteCount <= largestOriginal
     }
 }
+
+/// The body of `PATCH /api/attachments/{id}`: where the attachment moves among its note's.
+struct AttachmentChange: JSONObjectBody {
+    var position: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case position }
+}

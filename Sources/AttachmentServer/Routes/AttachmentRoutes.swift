@@ -1,7 +1,7 @@
 import AttachmentStore
 import Hummingbird
 
-/// `GET|POST /api/notes/{id}/attachments`, `GET|DELETE /api/attachments/{id}`,
+/// `GET|POST /api/notes/{id}/attachments`, `GET|PATCH|DELETE /api/attachments/{id}`,
 /// `PUT /api/attachments/{id}/data`.
 struct AttachmentRoutes {
     let dependencies: ServerDependencies
@@ -11,6 +11,7 @@ struct AttachmentRoutes {
         api.get("notes/:id/attachments", use: list)
         api.post("notes/:id/attachments", use: upload)
         api.get("attachments/:id", use: show)
+        api.patch("attachments/:id", use: move)
         api.delete("attachments/:id", use: delete)
         api.put("attachments/:id/data", use: replace)
     }
@@ -62,6 +63,19 @@ struct AttachmentRoutes {
             return AttachmentResource(attachment, fetch: .init(received: received, total: attachment.byteCount))
         }
         return AttachmentResource(attachment)
+    }
+
+    /// Moves the attachment to `position` among its note's (clamped to the note's range); the
+    /// others keep their order around it.
+    @Sendable func move(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
+        let id = try Self.attachmentID(context)
+        guard let change = try await JSONBody.decode(AttachmentChange.self, from: request, context: context, allowEmpty: false),
+              let position = change.position else {
+            throw ServerError.badRequest("send {\"position\": N}, the place the attachment moves to (0 is first)", code: "invalid_json")
+        }
+        guard position >= 0 else { throw ServerError.badRequest("position must be 0 or more", code: "invalid_json") }
+        try await store.moveAttachment(id, to: position)
+        return resource(try await store.attachment(id))
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

@@ -195,52 +195,124 @@
     let running = 0;
     const MAX_PARALLEL = 3;
 
+    // Finished rows fold away together once nothing is uploading, so the gallery below moves
+    // once, not under the pointer at every file.
+    let folding = null;
+    const foldWhenIdle = () => {
+      clearTimeout(folding);
+      folding = setTimeout(() => {
+        if (running > 0 || queue.length > 0) return;
+        for (const row of list.querySelectorAll('.upload.done:not(.folded)')) row.classList.add('folded');
+      }, 1500);
+    };
+
     const pump = () => {
       while (running < MAX_PARALLEL && queue.length > 0) {
         const job = queue.shift();
         running += 1;
-        job().finally(() => { running -= 1; pump(); });
+        job().finally(() => { running -= 1; pump(); foldWhenIdle(); });
       }
     };
 
-    /** Adds a progress row and queues the upload; `done` gets the server's answer. */
-    const enqueue = (file, method, url, label, done) => {
+    /**
+     * Adds a progress row and queues `run(progress, waiting)`, whose result goes to `done`.
+     * A finished row folds away (see `foldWhenIdle`); a failed one stays, with its reason and a
+     * Retry button.
+     */
+    const enqueue = (file, label, run, done) => {
       const progress = element('progress', { max: '100', value: '0', 'aria-label': `${label} ${file.name}` });
       const state = element('span', { class: 'upload-state', text: 'waiting' });
-      const row = element('li', { class: 'upload', dataset: { filename: file.name } }, [
+      const row = element('li', { class: 'upload', dataset: { filename: file.name, state: 'waiting' } }, [
         element('span', { class: 'upload-name', text: `${label} ${file.name} (${megabytes(file.size)})` }), state, progress,
       ]);
+      for (const paused of list.querySelectorAll('.upload[data-state=paused]')) {
+        if (paused.dataset.filename === file.name) paused.remove();
+      }
       list.append(row);
-      queue.push(async () => {
+      // Once the bytes are stored, a retry only repeats what comes after (showing the tile).
+      let stored = null;
+      const job = async () => {
         state.textContent = '0%';
         row.dataset.state = 'uploading';
+        row.classList.remove('failed');
         try {
-          const result = await upload(method, url, file, (loaded, total) => {
-            const percent = Math.floor((loaded / total) * 100);
+          const result = stored ? stored.result : await run((sent, total, resumedFrom = 0) => {
+            const percent = Math.floor((sent / total) * 100);
             progress.value = Math.min(percent, 99);
-            state.textContent = `${percent}%`;
+            row.dataset.state = 'uploading';
+            if (resumedFrom > 0) {
+              row.dataset.resumedFrom = String(resumedFrom);
+              state.textContent = `${percent}% (resumed at ${Math.floor((resumedFrom / total) * 100)}%)`;
+            } else {
+              state.textContent = `${percent}%`;
+            }
+          }, (reason, seconds) => {
+            row.dataset.state = 'retrying';
+            state.textContent = `${reason}; retrying in ${seconds} s`;
           });
+          stored = { result };
           progress.value = 100;
+          await done(result);
           state.textContent = 'done';
           row.classList.add('done');
           row.dataset.state = 'done';
-          done(result);
         } catch (error) {
           state.textContent = `failed: ${error.message}`;
           row.classList.add('failed');
           row.dataset.state = 'failed';
+          const retry = element('button', { type: 'button', class: 'retry', text: 'Retry' });
+          retry.addEventListener('click', () => {
+            retry.remove();
+            queue.push(job);
+            pump();
+          });
+          state.after(retry);
         }
-      });
+      };
+      queue.push(job);
       pump();
+    };
+
+    // The gallery keeps the order the files were chosen in, whatever order they finish in: each
+    // file has a place held for it at once, and when it is stored it is moved on the server to
+    // that place among the stored ones. The moves run one after another, so each sees the last.
+    let ordering = Promise.resolve();
+    const placeOnServer = (item) => {
+      ordering = ordering.then(async () => {
+        const index = [...gallery.querySelectorAll('.tile')].indexOf(item);
+        await api('PATCH', `/api/attachments/${item.dataset.id}`, { position: index });
+      }).catch((error) => {
+        document.getElementById('save-status').textContent = `Order not saved: ${error.message}`;
+      });
+      return ordering;
     };
 
     const importFiles = (files) => {
       for (const file of files) {
-        enqueue(file, 'POST', `/api/notes/${noteID}/attachments`, 'Importing', (attachment) => {
-          gallery.append(tile(attachment));
+        const placeholder = element('li', { class: 'tile-pending', dataset: { filename: file.name } }, [
+          element('span', { class: 'tile-name', text: file.name }),
+        ]);
+        gallery.append(placeholder);
+        enqueue(file, 'Importing', (progress, waiting) => window.AttachResumableUpload.upload(noteID, file, {
+          progress, waiting, unauthorized: goToLogin,
+        }), async (attachmentID) => {
+          const item = tile(await api('GET', `/api/attachments/${attachmentID}`));
+          placeholder.replaceWith(item);
+          await placeOnServer(item);
         });
       }
     };
+
+    // Uploads an earlier page left unfinished: choosing the same file again continues it.
+    window.AttachResumableUpload.unfinished(noteID).then((unfinished) => {
+      for (const upload of unfinished) {
+        const percent = Math.floor((upload.offset / upload.size) * 100);
+        list.append(element('li', { class: 'upload paused', dataset: { filename: upload.name, state: 'paused' } }, [
+          element('span', { class: 'upload-name', text: `${upload.name} (${megabytes(upload.size)})` }),
+          element('span', { class: 'upload-state', text: `${percent}% sent; choose the file again to continue` }),
+        ]));
+      }
+    });
 
     const importInput = document.getElementById('import');
     importInput.addEventListener('change', () => {
@@ -255,9 +327,8 @@
       const target = changing;
       changeInput.value = '';
       if (!file || !target) return;
-      enqueue(file, 'PUT', `/api/attachments/${target.dataset.id}/data`, 'Replacing with', (attachment) => {
-        target.replaceWith(tile(attachment));
-      });
+      enqueue(file, 'Replacing with', (progress) => upload('PUT', `/api/attachments/${target.dataset.id}/data`, file, progress),
+        (attachment) => { target.replaceWith(tile(attachment)); });
     });
 
     const drop = document.getElementById('drop');
