@@ -73,7 +73,9 @@ struct AttachmentRoutes {
               let position = change.position else {
             throw ServerError.badRequest("send {\"position\": N}, the place the attachment moves to (0 is first)", code: "invalid_json")
         }
-        guard position >= 0 else { throw ServerError.badRequest("position must be 0 or more", code: "invalid_json") }
+        guard (0...Int(Int32.max)).contains(position) else {
+            throw ServerError.badRequest("position must be from 0 to \(Int32.max)", code: "invalid_json")
+        }
         try await store.moveAttachment(id, to: position)
         return resource(try await store.attachment(id))
     }

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import NIOFoundationCompat
 
 /// A request body as the store wants it: chunks of bytes (`ByteBufferView`, a `DataProtocol`),
@@ -9,6 +10,7 @@ import NIOFoundationCompat
 /// count passes `limit`, so an oversized upload stops at the limit instead of filling the disk.
 /// With a `rate`, it throws ``ServerError/uploadTooSlow(_:)`` when the body arrives slower than
 /// the rate allows, so a trickling client cannot hold an upload (and its temporary file) forever.
+/// A body cut off by the client is a 400 `body_interrupted`.
 struct UploadBody<Base: AsyncSequence>: AsyncSequence where Base.Element == ByteBuffer {
     typealias Element = ByteBufferView
 
@@ -28,7 +30,15 @@ struct UploadBody<Base: AsyncSequence>: AsyncSequence where Base.Element == Byte
 
         mutating func next() async throws -> ByteBufferView? {
             let asked = ContinuousClock.now
-            guard let buffer = try await base.next() else { return nil }
+            let next: ByteBuffer?
+            do {
+                next = try await base.next()
+            } catch is HTTPParserError {
+                // The client went away mid-body: its fault, not the server's (a 400 in the log and
+                // metrics, not a 500); what arrived before is the caller's to keep or drop.
+                throw ServerError.badRequest("the connection closed before the body ended", code: "body_interrupted")
+            }
+            guard let buffer = next else { return nil }
             received += Int64(buffer.readableBytes)
             guard received <= limit else { throw ServerError.uploadTooLarge(limit: limit) }
             if var rule = rate {
