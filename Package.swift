@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "AttachmentSync", targets: ["AttachmentSync"]),
         .library(name: "AttachmentServer", targets: ["AttachmentServer"]),
+        .library(name: "AttachmentClient", targets: ["AttachmentClient"]),
         .library(name: "S3Client", targets: ["S3Client"]),
         .library(name: "AttachmentS3", targets: ["AttachmentS3"]),
         .library(name: "AttachmentPostgres", targets: ["AttachmentPostgres"]),
@@ -136,6 +137,18 @@ let package = Package(
             ],
             resources: [.copy("Resources")]
         ),
+        // A Swift client of `attach serve` for apps and services (issue 16).
+        .target(
+            name: "AttachmentClient",
+            dependencies: [
+                "AsyncCoordination",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "attach",
             dependencies: [
@@ -189,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentServerTests",
             dependencies: [
-                "AttachmentServer", "AttachmentStore", "AttachmentSync", "TestSupport",
+                "AttachmentServer", "AttachmentStore", "AttachmentSync", "AttachmentClient", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

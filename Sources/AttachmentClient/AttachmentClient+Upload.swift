@@ -1,0 +1,188 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// How far an upload has come.
+public struct UploadProgress: Sendable, Equatable {
+    /// Bytes the server holds or that are on their way to it.
+    public var sent: Int64
+    /// The file's size.
+    public var total: Int64
+    /// Where the current attempt continued from: 0 for a fresh start, more after a resume.
+    public var resumedFrom: Int64
+}
+
+/// An upload under way: its progress as it happens, and the attachment it becomes.
+public struct UploadTask: Sendable {
+    /// Progress steps, ending when the upload ends (whether it succeeded or not).
+    public let progress: AsyncStream<UploadProgress>
+    let task: Task<RemoteAttachment, any Error>
+
+    /// The new attachment, once every byte is stored.
+    /// - Throws: `CancellationError` after ``cancel()``; ``AttachmentClientError`` otherwise.
+    public var value: RemoteAttachment {
+        get async throws { try await task.value }
+    }
+
+    /// Stops sending. The bytes the server already holds stay there: uploading the same file
+    /// to the same note again (with the same ``UploadResumptions``) continues from them.
+    public func cancel() { task.cancel() }
+}
+
+/// Where unfinished uploads stand, by file (note, path, size and modification date): the
+/// server's address for each. Keep one for the life of an app (and, to continue after a
+/// restart, save ``entries`` and give them back to ``init(entries:)``).
+public final class UploadResumptions: Sendable {
+    private let addresses: Mutex<[String: String]>
+
+    /// Resumptions from `entries` (what ``entries`` returned earlier), or none.
+    public init(entries: [String: String] = [:]) {
+        addresses = Mutex(entries)
+    }
+
+    /// Every unfinished upload: a key naming the file, and the upload's address.
+    public var entries: [String: String] { addresses.withLock { $0 } }
+
+    subscript(key: String) -> String? {
+        get { addresses.withLock { $0[key] } }
+        set { addresses.withLock { $0[key] = newValue } }
+    }
+}
+
+extension AttachmentClient {
+    /// Uploads the file at `file` to the end of note `note` by the tus protocol, resuming from
+    /// the server's offset after a dropped connection (up to `retries` times in a row, with
+    /// back-off) or after ``UploadTask/cancel()`` and a new call for the same file.
+    public func upload(fileAt file: URL, to note: String, filename: String? = nil, retries: Int = 8) -> UploadTask {
+        let (progress, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let task = Task {
+            defer { continuation.finish() }
+            return try await runUpload(file: file, note: note, filename: filename ?? file.lastPathComponent, retries: retries) {
+                continuation.yield($0)
+            }
+        }
+        return UploadTask(progress: progress, task: task)
+    }
+
+    /// What the server holds of an upload.
+    struct UploadStatus {
+        var offset: Int64
+        var attachment: String?
+    }
+
+    private func runUpload(file: URL, note: String, filename: String, retries: Int,
+                           report: @escaping @Sendable (UploadProgress) -> Void) async throws -> RemoteAttachment {
+        let path = file.path(percentEncoded: false)
+        let (size, modified) = try await NIOThreadPool.singleton.runIfActive { () throws -> (Int64, Double) in
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return ((attributes[.size] as? NSNumber)?.int64Value ?? 0, (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+        }
+        let key = "\(server.absoluteString)|\(note)|\(path)|\(size)|\(modified)"
+        var location: String
+        var offset: Int64 = 0
+        if let saved = resumptions[key], let status = try await uploadStatus(saved) {
+            if let done = status.attachment {
+                resumptions[key] = nil
+                return try await attachment(done)
+            }
+            location = saved
+            offset = status.offset
+        } else {
+            location = try await createUpload(note: note, filename: filename, size: size)
+            resumptions[key] = location
+        }
+        var resumedFrom = offset
+        report(UploadProgress(sent: offset, total: size, resumedFrom: resumedFrom))
+        var failures = 0
+        while true {
+            do {
+                let from = resumedFrom
+                let status = try await patch(location, path: path, offset: offset, size: size) { sent in
+                    report(UploadProgress(sent: sent, total: size, resumedFrom: from))
+                }
+                if let done = status.attachment {
+                    resumptions[key] = nil
+                    return try await attachment(done)
+                }
+                offset = status.offset
+                failures = 0
+            } catch let error as AttachmentClientError where error.isTransient && failures < retries {
+                failures += 1
+                try await Task.sleep(for: .milliseconds(min(8000, 250 << failures)))
+                let status: UploadStatus?
+                do {
+                    status = try await uploadStatus(location)
+                } catch let again as AttachmentClientError where again.isTransient {
+                    continue
+                }
+                guard let status else {
+                    resumptions[key] = nil
+                    throw AttachmentClientError.uploadGone
+                }
+                if let done = status.attachment {
+                    resumptions[key] = nil
+                    return try await attachment(done)
+                }
+                offset = status.offset
+                resumedFrom = offset
+                report(UploadProgress(sent: offset, total: size, resumedFrom: resumedFrom))
+            }
+        }
+    }
+
+    private func tusRequest(_ method: HTTPMethod, _ path: String) throws -> HTTPClientRequest {
+        var request = try request(method, path)
+        request.headers.add(name: "Tus-Resumable", value: "1.0.0")
+        return request
+    }
+
+    private func createUpload(note: String, filename: String, size: Int64) async throws -> String {
+        var request = try tusRequest(.POST, "/api/uploads")
+        request.headers.add(name: "Upload-Length", value: String(size))
+        let metadata = "noteId \(Data(note.utf8).base64EncodedString()),filename \(Data(filename.utf8).base64EncodedString())"
+        request.headers.add(name: "Upload-Metadata", value: metadata)
+        let response = try await execute(request, timeout: Self.requestTimeout)
+        try Self.check(response, try await collect(response.body, upTo: 1 << 20))
+        guard let location = response.headers.first(name: "Location"), location.hasPrefix("/api/uploads/") else {
+            throw AttachmentClientError.unexpectedAnswer("creating an upload gave no Location")
+        }
+        return location
+    }
+
+    /// `nil` when the server no longer knows the upload.
+    func uploadStatus(_ location: String) async throws -> UploadStatus? {
+        let response = try await execute(try tusRequest(.HEAD, location), timeout: Self.requestTimeout)
+        let bytes = try await collect(response.body, upTo: 1 << 20)
+        if response.status == .notFound || response.status == .gone { return nil }
+        try Self.check(response, bytes)
+        return try Self.status(of: response)
+    }
+
+    private func patch(_ location: String, path: String, offset: Int64, size: Int64,
+                       sent: @escaping @Sendable (Int64) -> Void) async throws -> UploadStatus {
+        var request = try tusRequest(.PATCH, location)
+        request.headers.add(name: "Upload-Offset", value: String(offset))
+        request.headers.add(name: "Content-Type", value: "application/offset+octet-stream")
+        let counted = Mutex(offset)
+        let chunks = FileChunks(path: path, offset: offset, bandwidth: bandwidth) { count in
+            sent(counted.withLock { total in
+                total += Int64(count)
+                return total
+            })
+        }
+        request.body = .stream(chunks, length: .known(size - offset))
+        let response = try await execute(request, timeout: .hours(24))
+        try Self.check(response, try await collect(response.body, upTo: 1 << 20))
+        return try Self.status(of: response)
+    }
+
+    private static func status(of response: HTTPClientResponse) throws -> UploadStatus {
+        guard let text = response.headers.first(name: "Upload-Offset"), let offset = Int64(text) else {
+            throw AttachmentClientError.unexpectedAnswer("the upload's answer has no Upload-Offset")
+        }
+        return UploadStatus(offset: offset, attachment: response.headers.first(name: "Attachment-Id"))
+    }
+}

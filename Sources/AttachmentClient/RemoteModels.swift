@@ -1,0 +1,61 @@
+import Foundation
+
+/// A note as the server describes it.
+public struct RemoteNote: Codable, Sendable, Equatable, Identifiable {
+    /// Its identifier (a UUID string).
+    public var id: String
+    /// Its title.
+    public var title: String
+    /// Its text.
+    public var body: String
+    /// When it was made.
+    public var createdAt: Date
+    /// When it last changed.
+    public var updatedAt: Date
+}
+
+/// One page of notes, most recently changed first.
+public struct RemoteNotePage: Codable, Sendable, Equatable {
+    /// The notes of this page.
+    public var notes: [RemoteNote]
+    /// The query of the next page, or `nil` when this one was the last.
+    public var next: String?
+}
+
+/// An attachment as the server describes it.
+public struct RemoteAttachment: Codable, Sendable, Equatable, Identifiable {
+    /// An image's pixel size and EXIF orientation.
+    public struct Image: Codable, Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var orientation: Int
+    }
+
+    /// Its identifier (a UUID string).
+    public var id: String
+    /// The note it belongs to.
+    public var noteId: String
+    /// Its place among the note's attachments (0 is first).
+    public var position: Int
+    /// Its file name.
+    public var filename: String
+    /// Its media type, sniffed from its bytes.
+    public var mediaType: String
+    /// The size of the original in bytes.
+    public var byteCount: Int64
+    /// `sha256:<hex>` of the original.
+    public var hash: String
+    /// For images, their size.
+    public var image: Image?
+    /// Where the bytes are: `present`, `remote`, `fetching`, `evicted` or `damaged`.
+    public var state: String
+    /// The address of the original.
+    public var originalUrl: String
+    /// The address of its thumbnails (add `&size=N`), for images.
+    public var thumbnailUrl: String?
+}
+
+/// The list answers of the API.
+struct RemoteAttachmentList: Decodable {
+    var attachments: [RemoteAttachment]
+}
