@@ -7,7 +7,9 @@ import NIOHTTP1
 
 /// A client for `attach serve`'s JSON API, for apps and services: notes, attachments, uploads
 /// that survive a dropped connection (tus), thumbnails by priority, and full images with
-/// progress — each cancellable by cancelling the task that waits for it.
+/// progress — each cancellable by cancelling the task that waits for it. The JSON operations
+/// are generated from the server's own `openapi.yaml` (swift-openapi-generator), so the two
+/// cannot drift; the streaming ones are written on AsyncHTTPClient.
 ///
 /// ```swift
 /// let client = AttachmentClient(server: URL(string: "http://127.0.0.1:8080")!, token: token)
@@ -25,13 +27,10 @@ public struct AttachmentClient: Sendable {
     /// Where unfinished uploads can be continued from.
     public let resumptions: UploadResumptions
     let thumbnailSlots: AsyncGate
+    /// The JSON operations, generated from the server's `openapi.yaml`.
+    let api: GeneratedAPI
     /// At most this many bytes a second for uploads and full images (a metered connection).
     public let bandwidth: Int64?
-    let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
 
     /// A client of the server at `server`.
     /// - Parameters:
@@ -50,63 +49,69 @@ public struct AttachmentClient: Sendable {
         self.http = httpClient
         self.resumptions = resumptions
         self.thumbnailSlots = AsyncGate(slots: thumbnailConcurrency)
+        self.api = GeneratedAPI(server: server, token: token, http: httpClient)
         self.bandwidth = bandwidth.map { max(1, $0) }
     }
 
-    // MARK: - Notes
+    // MARK: - Notes (generated from the document)
 
     /// One page of notes, most recently changed first, optionally those matching `query`.
     public func notes(matching query: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> RemoteNotePage {
-        var items = [URLQueryItem(name: "limit", value: String(limit)), URLQueryItem(name: "offset", value: String(offset))]
-        if let query { items.append(URLQueryItem(name: "q", value: query)) }
-        return try await json(.GET, "/api/notes", query: items)
+        RemoteNotePage(try await api.call { try await $0.listNotes(query: .init(q: query, limit: limit, offset: offset)).ok.body.json })
     }
 
     /// Creates a note.
     public func createNote(title: String, body: String = "") async throws -> RemoteNote {
-        try await json(.POST, "/api/notes", body: ["title": title, "body": body])
+        RemoteNote(try await api.call { try await $0.createNote(body: .json(.init(title: title, body: body))).created.body.json })
     }
 
     /// The note `id`.
     /// - Throws: ``AttachmentClientError/server(status:code:message:)`` with 404 when there is none.
     public func note(_ id: String) async throws -> RemoteNote {
-        try await json(.GET, "/api/notes/\(try Self.segment(id))")
+        let id = try Self.segment(id)
+        return RemoteNote(try await api.call { try await $0.getNote(path: .init(id: id)).ok.body.json })
     }
 
     /// Changes a note's title and/or body; what is `nil` stays.
     public func updateNote(_ id: String, title: String? = nil, body: String? = nil) async throws -> RemoteNote {
-        var change: [String: String] = [:]
-        change["title"] = title
-        change["body"] = body
-        return try await json(.PATCH, "/api/notes/\(try Self.segment(id))", body: change)
+        let id = try Self.segment(id)
+        return RemoteNote(try await api.call {
+            try await $0.updateNote(path: .init(id: id), body: .json(.init(title: title, body: body))).ok.body.json
+        })
     }
 
     /// Deletes a note and its attachments.
     public func deleteNote(_ id: String) async throws {
-        _ = try await send(.DELETE, "/api/notes/\(try Self.segment(id))")
+        let id = try Self.segment(id)
+        _ = try await api.call { try await $0.deleteNote(path: .init(id: id)).noContent }
     }
 
-    // MARK: - Attachments
+    // MARK: - Attachments (generated from the document)
 
     /// A note's attachments, in order.
     public func attachments(of note: String) async throws -> [RemoteAttachment] {
-        let list: RemoteAttachmentList = try await json(.GET, "/api/notes/\(try Self.segment(note))/attachments")
-        return list.attachments
+        let id = try Self.segment(note)
+        return try await api.call { try await $0.listAttachments(path: .init(id: id)).ok.body.json }.attachments.map(RemoteAttachment.init)
     }
 
     /// The attachment `id`.
     public func attachment(_ id: String) async throws -> RemoteAttachment {
-        try await json(.GET, "/api/attachments/\(try Self.segment(id))")
+        let id = try Self.segment(id)
+        return RemoteAttachment(try await api.call { try await $0.getAttachment(path: .init(id: id)).ok.body.json })
     }
 
     /// Moves an attachment to `position` among its note's (0 is first).
     public func moveAttachment(_ id: String, to position: Int) async throws -> RemoteAttachment {
-        try await json(.PATCH, "/api/attachments/\(try Self.segment(id))", body: ["position": position])
+        let id = try Self.segment(id)
+        return RemoteAttachment(try await api.call {
+            try await $0.moveAttachment(path: .init(id: id), body: .json(.init(position: position))).ok.body.json
+        })
     }
 
     /// Deletes an attachment; its note stays.
     public func deleteAttachment(_ id: String) async throws {
-        _ = try await send(.DELETE, "/api/attachments/\(try Self.segment(id))")
+        let id = try Self.segment(id)
+        _ = try await api.call { try await $0.deleteAttachment(path: .init(id: id)).noContent }
     }
 
     // MARK: - Requests
@@ -141,16 +146,6 @@ public struct AttachmentClient: Sendable {
         let bytes = try await collect(response.body, upTo: 16 << 20)
         try Self.check(response, bytes)
         return (response, bytes)
-    }
-
-    func json<T: Decodable>(_ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [],
-                            body: (any Encodable & Sendable)? = nil) async throws -> T {
-        let (_, bytes) = try await send(method, path, query: query, json: body)
-        do {
-            return try decoder.decode(T.self, from: Data(buffer: bytes))
-        } catch {
-            throw AttachmentClientError.unexpectedAnswer("\(method) \(path) did not answer with \(T.self): \(error)")
-        }
     }
 
     /// Runs a request, turning transport failures into ``AttachmentClientError/transport(_:)``

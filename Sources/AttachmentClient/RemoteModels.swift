@@ -55,7 +55,26 @@ public struct RemoteAttachment: Codable, Sendable, Equatable, Identifiable {
     public var thumbnailUrl: String?
 }
 
-/// The list answers of the API.
-struct RemoteAttachmentList: Decodable {
-    var attachments: [RemoteAttachment]
+extension RemoteNote {
+    /// The generated schema type as the public value.
+    init(_ note: Components.Schemas.Note) {
+        self.init(id: note.id, title: note.title, body: note.body, createdAt: note.createdAt, updatedAt: note.updatedAt)
+    }
+}
+
+extension RemoteNotePage {
+    init(_ page: Components.Schemas.NotePage) {
+        self.init(notes: page.notes.map(RemoteNote.init), next: page.next)
+    }
+}
+
+extension RemoteAttachment {
+    /// The generated schema type as the public value.
+    init(_ attachment: Components.Schemas.Attachment) {
+        self.init(
+            id: attachment.id, noteId: attachment.noteId, position: attachment.position, filename: attachment.filename,
+            mediaType: attachment.mediaType, byteCount: Int64(attachment.byteCount), hash: attachment.hash,
+            image: attachment.image.map { Image(width: $0.width ?? 0, height: $0.height ?? 0, orientation: $0.orientation ?? 1) },
+            state: attachment.state.rawValue, originalUrl: attachment.originalUrl, thumbnailUrl: attachment.thumbnailUrl)
+    }
 }
