@@ -24,22 +24,9 @@ public struct DownloadProgress: Sendable, Equatable {
 }
 
 /// A full image on its way to a file: its progress as it happens, and the file once complete.
-public struct DownloadTask: Sendable {
-    /// Progress steps, ending when the download ends.
-    public let progress: AsyncStream<DownloadProgress>
-    let task: Task<URL, any Error>
-
-    /// The destination file, once every byte is there.
-    /// - Throws: `CancellationError` after ``cancel()`` (nothing is left at the destination);
-    ///   ``AttachmentClientError`` otherwise.
-    public var value: URL {
-        get async throws { try await task.value }
-    }
-
-    /// Stops the download (the "Done" of a full-image sheet): the transfer is cut and the
-    /// partial file removed.
-    public func cancel() { task.cancel() }
-}
+/// Its ``TransferTask/cancel()`` (the "Done" of a full-image sheet) cuts the transfer and
+/// removes the partial file.
+public typealias DownloadTask = TransferTask<DownloadProgress, URL>
 
 extension AttachmentClient {
     /// The thumbnail of an image attachment, `size` pixels on its longest side (200, 400, 800 or
@@ -64,12 +51,7 @@ extension AttachmentClient {
     /// Downloads the original of an attachment into `destination` (replaced when it exists),
     /// streamed to disk with progress; cancel it to stop.
     public func download(_ id: String, to destination: URL) -> DownloadTask {
-        let (progress, continuation) = AsyncStream.makeStream(of: DownloadProgress.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task {
-            defer { continuation.finish() }
-            return try await runDownload(id, to: destination) { continuation.yield($0) }
-        }
-        return DownloadTask(progress: progress, task: task)
+        .start { report in try await runDownload(id, to: destination, report: report) }
     }
 
     private func runDownload(_ id: String, to destination: URL, report: @escaping @Sendable (DownloadProgress) -> Void) async throws -> URL {

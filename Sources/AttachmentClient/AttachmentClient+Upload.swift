@@ -15,22 +15,11 @@ public struct UploadProgress: Sendable, Equatable {
     public var resumedFrom: Int64
 }
 
-/// An upload under way: its progress as it happens, and the attachment it becomes.
-public struct UploadTask: Sendable {
-    /// Progress steps, ending when the upload ends (whether it succeeded or not).
-    public let progress: AsyncStream<UploadProgress>
-    let task: Task<RemoteAttachment, any Error>
-
-    /// The new attachment, once every byte is stored.
-    /// - Throws: `CancellationError` after ``cancel()``; ``AttachmentClientError`` otherwise.
-    public var value: RemoteAttachment {
-        get async throws { try await task.value }
-    }
-
-    /// Stops sending. The bytes the server already holds stay there: uploading the same file
-    /// to the same note again (with the same ``UploadResumptions``) continues from them.
-    public func cancel() { task.cancel() }
-}
+/// An upload under way: its progress as it happens, and the attachment it becomes. Its
+/// ``TransferTask/cancel()`` stops sending; the bytes the server already holds stay there, so
+/// uploading the same file to the same note again (with the same ``UploadResumptions``)
+/// continues from them.
+public typealias UploadTask = TransferTask<UploadProgress, RemoteAttachment>
 
 /// Where unfinished uploads stand, by file (note, path, size and modification date): the
 /// server's address for each. Keep one for the life of an app (and, to continue after a
@@ -55,16 +44,11 @@ public final class UploadResumptions: Sendable {
 extension AttachmentClient {
     /// Uploads the file at `file` to the end of note `note` by the tus protocol, resuming from
     /// the server's offset after a dropped connection (up to `retries` times in a row, with
-    /// back-off) or after ``UploadTask/cancel()`` and a new call for the same file.
+    /// back-off) or after ``TransferTask/cancel()`` and a new call for the same file.
     public func upload(fileAt file: URL, to note: String, filename: String? = nil, retries: Int = 8) -> UploadTask {
-        let (progress, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task {
-            defer { continuation.finish() }
-            return try await runUpload(file: file, note: note, filename: filename ?? file.lastPathComponent, retries: retries) {
-                continuation.yield($0)
-            }
+        .start { report in
+            try await runUpload(file: file, note: note, filename: filename ?? file.lastPathComponent, retries: retries, report: report)
         }
-        return UploadTask(progress: progress, task: task)
     }
 
     /// What the server holds of an upload.
@@ -146,8 +130,13 @@ extension AttachmentClient {
         request.headers.add(name: "Upload-Metadata", value: metadata)
         let response = try await execute(request, timeout: Self.requestTimeout)
         try Self.check(response, try await collect(response.body, upTo: 1 << 20))
-        guard let location = response.headers.first(name: "Location"), location.hasPrefix("/api/uploads/") else {
-            throw AttachmentClientError.unexpectedAnswer("creating an upload gave no Location")
+        // The address is used for every later request: only `/api/uploads/<32 hex digits>` on
+        // this same server is taken, never another host or a path that climbs out (`..`).
+        let prefix = "/api/uploads/"
+        guard let location = response.headers.first(name: "Location"), location.hasPrefix(prefix),
+              case let id = location.dropFirst(prefix.count), id.utf8.count == 32,
+              id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else {
+            throw AttachmentClientError.unexpectedAnswer("creating an upload gave no Location of an upload on this server")
         }
         return location
     }

@@ -166,26 +166,19 @@ public struct AttachmentClient: Sendable {
         }
     }
 
-    /// Cancellation stays cancellation; our own errors stay; anything else broke the transport.
+    /// Cancellation stays cancellation; our own errors stay; an answer that does not decode is
+    /// an unexpected answer; anything else broke the transport.
     static func classify(_ error: any Error) -> any Error {
         if error is CancellationError || error is AttachmentClientError { return error }
         if let client = error as? HTTPClientError, client == .cancelled { return CancellationError() }
+        if error is DecodingError { return AttachmentClientError.unexpectedAnswer("the answer does not decode: \(error)") }
         return AttachmentClientError.transport(String(describing: error))
     }
 
     /// Throws the server's error for a non-2xx answer.
     static func check(_ response: HTTPClientResponse, _ bytes: ByteBuffer?) throws {
         guard !(200..<300).contains(Int(response.status.code)) else { return }
-        struct Envelope: Decodable {
-            struct Body: Decodable {
-                var code: String
-                var message: String
-            }
-            var error: Body
-        }
-        let envelope = bytes.flatMap { try? JSONDecoder().decode(Envelope.self, from: Data(buffer: $0)) }
-        throw AttachmentClientError.server(status: Int(response.status.code), code: envelope?.error.code ?? "http_\(response.status.code)",
-                                           message: envelope?.error.message ?? response.status.reasonPhrase)
+        throw AttachmentClientError(status: Int(response.status.code), reason: response.status.reasonPhrase, body: bytes.map { Data(buffer: $0) })
     }
 
     /// Waits as long as `count` bytes take at `bandwidth` bytes a second (not at all without one).

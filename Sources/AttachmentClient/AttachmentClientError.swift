@@ -22,6 +22,20 @@ public enum AttachmentClientError: Error, Sendable, Equatable, CustomStringConve
         }
     }
 
+    /// The error of an answer that is not a success: the code and message of the server's
+    /// `{"error": {"code", "message"}}` envelope, or the status's own words when the body is not one.
+    init(status: Int, reason: String, body: Data?) {
+        struct Envelope: Decodable {
+            struct Body: Decodable {
+                var code: String
+                var message: String
+            }
+            var error: Body
+        }
+        let envelope = body.flatMap { try? JSONDecoder().decode(Envelope.self, from: $0) }
+        self = .server(status: status, code: envelope?.error.code ?? "http_\(status)", message: envelope?.error.message ?? reason)
+    }
+
     /// Whether trying again (after asking where an upload stands) can get past this error: a
     /// broken connection, a server restarting, an upload another request is still writing.
     var isTransient: Bool {

@@ -51,18 +51,9 @@ struct GeneratedAPI: Sendable {
         ) async throws -> (HTTPResponse, HTTPBody?) {
             let (response, responseBody) = try await next(request, body, baseURL)
             guard response.status.kind != .successful else { return (response, responseBody) }
-            struct Envelope: Decodable {
-                struct Body: Decodable {
-                    var code: String
-                    var message: String
-                }
-                var error: Body
-            }
             var bytes: Data?
             if let responseBody { bytes = try await Data(collecting: responseBody, upTo: 1 << 20) }
-            let envelope = bytes.flatMap { try? JSONDecoder().decode(Envelope.self, from: $0) }
-            throw AttachmentClientError.server(status: response.status.code, code: envelope?.error.code ?? "http_\(response.status.code)",
-                                               message: envelope?.error.message ?? response.status.reasonPhrase)
+            throw AttachmentClientError(status: response.status.code, reason: response.status.reasonPhrase, body: bytes)
         }
     }
 }

@@ -1,6 +1,8 @@
 @testable import AttachmentClient
 @testable import AttachmentServer
 import Crypto
+import Hummingbird
+import HummingbirdTesting
 import Foundation
 import Testing
 import TestSupport
@@ -159,4 +161,49 @@ struct AttachmentClientTests {
 private actor Finished {
     var names: [String] = []
     func add(_ name: String) { names.append(name) }
+}
+
+/// The client against a hostile server: what the server says is input like any other.
+@Suite("AttachmentClient against a hostile server", .timeLimit(.minutes(1)))
+struct AttachmentClientHostileServerTests {
+    /// A server whose upload creation answers `location`, and whose attachment listing names
+    /// ids that are paths; the bodies it would serve elsewhere are never asked for.
+    static func hostile(location: String) -> some ApplicationProtocol {
+        let router = Router()
+        let asked = "/api/notes/0f0e8d0c-0000-4000-8000-000000000001/attachments"
+        router.post("api/uploads") { _, _ in Response(status: .created, headers: [.location: location]) }
+        router.get(RouterPath(asked)) { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"],
+                     body: .init(byteBuffer: ByteBuffer(string: #"{"attachments": "not a list"}"#)))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    @Test("an upload address on another host, or one that climbs out of /api/uploads, is refused before any byte is sent",
+          arguments: ["http://evil.example/api/uploads/0123456789abcdef0123456789abcdef", "/api/uploads/../notes",
+                      "/api/uploads/0123456789abcdef0123456789abcdef/../../notes", "/api/notes", ""])
+    func hostileUploadAddress(location: String) async throws {
+        try await Self.hostile(location: location).test(.live) { server in
+            let port = try #require(server.port)
+            let client = AttachmentClient(server: URL(string: "http://127.0.0.1:\(port)")!)
+            let upload = client.upload(fileAt: try Corpus.file("good/Dune.jpg"), to: "0f0e8d0c-0000-4000-8000-000000000001")
+            await #expect(throws: AttachmentClientError.self) { try await upload.value }
+            #expect(client.resumptions.entries.isEmpty)
+        }
+    }
+
+    @Test("an answer that is not what the document promises is a typed error, and an id that is a path is refused")
+    func malformedAnswers() async throws {
+        try await Self.hostile(location: "").test(.live) { server in
+            let port = try #require(server.port)
+            let client = AttachmentClient(server: URL(string: "http://127.0.0.1:\(port)")!)
+            do {
+                _ = try await client.attachments(of: "0f0e8d0c-0000-4000-8000-000000000001")
+                Issue.record("a listing that is not a list was accepted")
+            } catch AttachmentClientError.unexpectedAnswer {}
+            for id in ["../../metrics", "a/b", "", "0f0e8d0c?x=1"] {
+                await #expect(throws: AttachmentClientError.self) { try await client.attachment(id) }
+            }
+        }
+    }
 }

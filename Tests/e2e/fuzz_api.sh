@@ -13,21 +13,9 @@ if [ "$seed" = random ]; then seed=$(( (RANDOM << 15) | RANDOM )); fi
 echo "schemathesis seed $seed (replay: $0 $attach $examples $seed)"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 venv=$root/.cache/fuzz-venv
-if [ ! -x "$venv/bin/st" ]; then
-    # venv needs ensurepip, which Debian ships separately (python3-venv).
-    py=python3
-    if ! "$py" -c 'import ensurepip' > /dev/null 2>&1; then
-        py=/usr/bin/python3
-        if ! "$py" -c 'import ensurepip' > /dev/null 2>&1; then
-            # shellcheck source=scripts/apt-lib.sh
-            . "$root/scripts/apt-lib.sh"
-            apt_install "to make the venv for schemathesis" python3-venv
-        fi
-    fi
-    rm -rf "$venv"
-    "$py" -m venv "$venv"
-    "$venv/bin/pip" install -q schemathesis
-fi
+# shellcheck source=Tests/e2e/python-venv.sh
+. "$root/Tests/e2e/python-venv.sh"
+ensure_venv "$venv" schemathesis schemathesis
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$attach" serve --store "$work/store" --port "$port" --log-level warning > "$work/serve.log" 2>&1 &

@@ -7,19 +7,7 @@ attach=${1:?usage: tus_resume.sh ATTACH_BINARY CORPUS_DIR}
 corpus=${2:?usage: tus_resume.sh ATTACH_BINARY CORPUS_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 venv=$root/.cache/tus-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import tusclient' > /dev/null 2>&1; then
-    # venv needs ensurepip, which Debian ships separately (python3-venv).
-    py=python3
-    if ! "$py" -c 'import ensurepip' > /dev/null 2>&1; then
-        py=/usr/bin/python3
-        if ! "$py" -c 'import ensurepip' > /dev/null 2>&1; then
-            # shellcheck source=scripts/apt-lib.sh
-            . "$root/scripts/apt-lib.sh"
-            apt_install "to make the venv for tuspy" python3-venv
-        fi
-    fi
-    rm -rf "$venv"
-    "$py" -m venv "$venv"
-    "$venv/bin/pip" install -q tuspy
-fi
+# shellcheck source=Tests/e2e/python-venv.sh
+. "$root/Tests/e2e/python-venv.sh"
+ensure_venv "$venv" tuspy tusclient
 exec "$venv/bin/python" "$root/Tests/e2e/tus_resume_test.py" "$attach" "$corpus"
