@@ -26,7 +26,7 @@ public final class S3Client: Sendable {
     /// The endpoint, bucket, credentials and tuning this client uses.
     public let configuration: S3Configuration
     let http: HTTPClient
-    let signer: SigV4Signer
+    let credentials: CredentialCache
     let logger: Logger
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
@@ -36,8 +36,7 @@ public final class S3Client: Sendable {
         self.configuration = configuration
         self.http = http
         self.logger = logger
-        self.signer = SigV4Signer(accessKey: configuration.accessKey, secretKey: configuration.secretKey,
-                                  region: configuration.region)
+        self.credentials = CredentialCache(source: configuration.credentials, http: CredentialHTTP(client: http))
     }
 
     /// The HTTP client S3 clients share unless given another: process-wide, never shut down
@@ -58,21 +57,31 @@ public final class S3Client: Sendable {
     // MARK: - Sending
 
     /// Sends `request`, retrying it per the retry policy, and returns the first successful
-    /// (2xx) response, whose body the caller must consume.
-    /// - Throws: ``S3ClientError`` for error statuses and unreachable endpoints, or `CancellationError`.
+    /// (2xx) response, whose body the caller must consume. Credentials the server calls
+    /// expired are fetched again and the request sent once more, whatever its method (a 403
+    /// changed nothing).
+    /// - Throws: ``S3ClientError`` for error statuses, unreachable endpoints and missing
+    ///   credentials, or `CancellationError`.
     func send(_ request: S3Request) async throws -> HTTPClientResponse {
         let policy = configuration.retry
         var attempt = 1
+        var renewedCredentials = false
         while true {
             try Task.checkCancellation()
             let failure: S3ClientError
             let retryable: Bool
+            let signing = try await credentials.credentials()
             do {
-                let response = try await http.execute(makeHTTPRequest(request), timeout: timeout, logger: logger)
+                let response = try await http.execute(makeHTTPRequest(request, signedWith: signing), timeout: timeout, logger: logger)
                 let status = Int(response.status.code)
                 if (200..<300).contains(status) { return response }
                 let body = try? await response.body.collect(upTo: 1 << 20)
                 let details = S3ErrorDetails(status: status, body: body)
+                if status == 400 || status == 403, S3RetryPolicy.expiredCredentialCodes.contains(details.code ?? ""), !renewedCredentials {
+                    await credentials.invalidate(signing)
+                    renewedCredentials = true
+                    continue
+                }
                 failure = details.error(bucket: configuration.bucket, key: request.key)
                 retryable = S3RetryPolicy.isRetryable(status: status, s3Code: details.code)
             } catch let error as S3ClientError {
@@ -94,8 +103,8 @@ public final class S3Client: Sendable {
         }
     }
 
-    /// `request` as a signed HTTP request, signed now.
-    func makeHTTPRequest(_ request: S3Request) -> HTTPClientRequest {
+    /// `request` as an HTTP request signed now with `credentials`.
+    func makeHTTPRequest(_ request: S3Request, signedWith credentials: S3Credentials) -> HTTPClientRequest {
         let path = path(for: request.key)
         var url = "\(configuration.endpoint.scheme?.lowercased() ?? "http")://\(hostHeader)\(path)"
         let query = S3URIEncoding.canonicalQuery(request.query)
@@ -116,6 +125,7 @@ public final class S3Client: Sendable {
             payloadHash = SigV4Signer.unsignedPayload
             httpRequest.body = makeBody()
         }
+        let signer = SigV4Signer(credentials: credentials, region: configuration.region)
         let signed = signer.sign(
             SigV4Signer.Request(method: request.method.rawValue, path: path, query: request.query,
                                 headers: headers, payloadHash: payloadHash),

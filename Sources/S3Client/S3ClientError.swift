@@ -13,6 +13,9 @@ public enum S3ClientError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreachable(endpoint: String, attempts: Int, underlying: String)
     /// The configuration cannot work (a missing variable, a malformed URL, a part size under 5 MiB).
     case invalidConfiguration(String)
+    /// No credentials could be had from `source` (the AWS default chain, a profile, STS, a
+    /// metadata endpoint): it is not configured, unreachable, refused, or answered nonsense.
+    case credentialsUnavailable(source: String, reason: String)
     /// The server answered success with something this client cannot read (malformed XML, no ETag).
     case invalidResponse(String)
     /// A file to upload could not be opened or read, or a download could not be written.
@@ -30,7 +33,7 @@ public enum S3ClientError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the bucket \(bucket) does not exist; create it (S3Client.createBucketIfMissing) or check S3_BUCKET"
         case .accessDenied(let s3Code, let message):
             let detail = [s3Code, message].compactMap { $0 }.joined(separator: ": ")
-            return "the S3 server refused the request (\(detail.isEmpty ? "403" : detail)); check S3_ACCESS_KEY, S3_SECRET_KEY and S3_REGION"
+            return "the S3 server refused the request (\(detail.isEmpty ? "403" : detail)); check the credentials (S3_ACCESS_KEY and S3_SECRET_KEY, or the AWS credential chain) and S3_REGION"
         case .badStatus(let code, let s3Code, let message):
             let detail = [s3Code, message].compactMap { $0 }.joined(separator: ": ")
             return "the S3 server answered \(code)" + (detail.isEmpty ? "" : " (\(detail))")
@@ -38,6 +41,8 @@ public enum S3ClientError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot reach the S3 server at \(endpoint) (\(attempts) attempt\(attempts == 1 ? "" : "s"): \(underlying)); is it running, and is S3_ENDPOINT right?"
         case .invalidConfiguration(let reason):
             return "invalid S3 configuration: \(reason)"
+        case .credentialsUnavailable(let source, let reason):
+            return "no S3 credentials from \(source): \(reason)"
         case .invalidResponse(let reason):
             return "unreadable answer from the S3 server: \(reason)"
         case .fileError(let path, let reason):

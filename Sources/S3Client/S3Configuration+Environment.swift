@@ -15,8 +15,11 @@ extension S3Configuration {
         public static let bucket = "S3_BUCKET"
     }
 
-    /// A configuration from `S3_ENDPOINT`, `S3_ACCESS_KEY`, `S3_SECRET_KEY`, `S3_REGION`
-    /// (default `us-east-1`) and `S3_BUCKET` (or `bucket` when that variable is not set).
+    /// A configuration from `S3_ENDPOINT`, `S3_REGION` (else `AWS_REGION`, then
+    /// `AWS_DEFAULT_REGION`, then `us-east-1`), `S3_BUCKET` (or `bucket` when that variable is
+    /// not set), and the credentials: `S3_ACCESS_KEY` and `S3_SECRET_KEY` (or their `_FILE`
+    /// forms) when either is set, else the AWS default chain over `environment` (see
+    /// ``S3CredentialSource``).
     /// - Throws: ``S3ClientError/invalidConfiguration(_:)`` naming the first variable that
     ///   is missing or malformed.
     public static func fromEnvironment(
@@ -31,10 +34,17 @@ extension S3Configuration {
         guard let bucketName else {
             throw .invalidConfiguration("no bucket: set \(EnvironmentKey.bucket)")
         }
+        let region = nonEmpty(environment[EnvironmentKey.region]) ?? nonEmpty(environment["AWS_REGION"])
+            ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
+        let keyNames = [EnvironmentKey.accessKey, EnvironmentKey.secretKey].flatMap { [$0, $0 + "_FILE"] }
+        guard keyNames.contains(where: { nonEmpty(environment[$0]) != nil }) else {
+            return try S3Configuration(endpoint: endpointURL, bucket: bucketName, region: region,
+                                       credentials: .awsDefaultChain(environment: environment))
+        }
         return try S3Configuration(
             endpoint: endpointURL,
             bucket: bucketName,
-            region: nonEmpty(environment[EnvironmentKey.region]) ?? "us-east-1",
+            region: region,
             accessKey: required(EnvironmentKey.accessKey, in: environment),
             secretKey: required(EnvironmentKey.secretKey, in: environment)
         )
@@ -42,7 +52,7 @@ extension S3Configuration {
 
     /// A configuration from a URL such as
     /// `s3://BUCKET?endpoint=http://127.0.0.1:59000&region=us-east-1`, with the credentials
-    /// from `S3_ACCESS_KEY` and `S3_SECRET_KEY`. Without `endpoint=` the URL falls back to
+    /// from `S3_ACCESS_KEY` and `S3_SECRET_KEY`, else the AWS default chain. Without `endpoint=` the URL falls back to
     /// `S3_ENDPOINT`; without `region=`, to `S3_REGION`, then `us-east-1`.
     /// - Throws: ``S3ClientError/invalidConfiguration(_:)`` when the URL is not `s3://BUCKET`
     ///   or the endpoint or a credential is missing.

@@ -18,10 +18,9 @@ public struct S3Configuration: Sendable, Equatable, CustomStringConvertible {
     public var bucket: String
     /// The signing region. Default `us-east-1`.
     public var region: String
-    /// The access key id (`account:user` on OpenStack Swift).
-    public var accessKey: String
-    /// The secret access key; used only to derive signing keys.
-    public var secretKey: String
+    /// Where the credentials requests are signed with come from: fixed keys, or the AWS
+    /// default chain (environment, web identity, shared profile, container, instance metadata).
+    public var credentials: S3CredentialSource
     /// Files larger than this many bytes are uploaded in parts by
     /// ``S3Client/putObject(key:fileAt:)``. Default 16 MiB.
     public var multipartThreshold: Int64 = 16 << 20
@@ -33,10 +32,21 @@ public struct S3Configuration: Sendable, Equatable, CustomStringConvertible {
     /// The longest one request may take, body included, before it fails. Default 5 minutes.
     public var requestTimeout: Duration = .seconds(300)
 
-    /// A configuration for `bucket` on `endpoint`.
+    /// A configuration for `bucket` on `endpoint` signed with fixed keys.
     /// - Throws: ``S3ClientError/invalidConfiguration(_:)`` when the endpoint is not an
     ///   absolute `http(s)` URL with a host, or the bucket or a key is empty.
     public init(endpoint: URL, bucket: String, region: String = "us-east-1", accessKey: String, secretKey: String) throws(S3ClientError) {
+        guard !accessKey.isEmpty, !secretKey.isEmpty else {
+            throw .invalidConfiguration("the access key and the secret key must both be set (S3_ACCESS_KEY, S3_SECRET_KEY)")
+        }
+        try self.init(endpoint: endpoint, bucket: bucket, region: region,
+                      credentials: .fixed(S3Credentials(accessKeyID: accessKey, secretAccessKey: secretKey)))
+    }
+
+    /// A configuration for `bucket` on `endpoint` with credentials from `credentials`.
+    /// - Throws: ``S3ClientError/invalidConfiguration(_:)`` when the endpoint is not an
+    ///   absolute `http(s)` URL with a host, or the bucket or the region is empty.
+    public init(endpoint: URL, bucket: String, region: String = "us-east-1", credentials: S3CredentialSource) throws(S3ClientError) {
         guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = endpoint.host(), !host.isEmpty else {
             throw .invalidConfiguration("the endpoint \(endpoint.absoluteString) is not an http(s) URL with a host, e.g. http://127.0.0.1:9000")
@@ -44,19 +54,15 @@ public struct S3Configuration: Sendable, Equatable, CustomStringConvertible {
         guard !bucket.isEmpty, !bucket.contains("/") else {
             throw .invalidConfiguration("the bucket name \"\(bucket)\" is empty or contains a slash")
         }
-        guard !accessKey.isEmpty, !secretKey.isEmpty else {
-            throw .invalidConfiguration("the access key and the secret key must both be set (S3_ACCESS_KEY, S3_SECRET_KEY)")
-        }
         guard !region.isEmpty else { throw .invalidConfiguration("the region is empty (S3_REGION, e.g. us-east-1)") }
         self.endpoint = endpoint
         self.bucket = bucket
         self.region = region
-        self.accessKey = accessKey
-        self.secretKey = secretKey
+        self.credentials = credentials
     }
 
-    /// The endpoint, bucket, region and access key; never the secret key.
+    /// The endpoint, bucket, region and access key (or credential source); never a secret.
     public var description: String {
-        "s3://\(bucket) at \(endpoint.absoluteString) (region \(region), access key \(accessKey))"
+        "s3://\(bucket) at \(endpoint.absoluteString) (region \(region), \(credentials))"
     }
 }

@@ -33,6 +33,9 @@ public struct S3RetryPolicy: Sendable, Equatable {
         return .nanoseconds(Int64.random(in: 0...capNanoseconds))
     }
 
+    /// The S3 error codes that mean the temporary credentials ran out (fetch new ones and try again).
+    static let expiredCredentialCodes: Set<String> = ["ExpiredToken", "TokenRefreshRequired"]
+
     /// Whether an HTTP status (with the S3 error code of its body) may succeed when retried.
     static func isRetryable(status: Int, s3Code: String?) -> Bool {
         if status == 429 || (status >= 500 && status != 501) { return true }

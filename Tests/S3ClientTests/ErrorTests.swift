@@ -9,7 +9,11 @@ struct ErrorTests {
     @Test("a wrong secret key is a typed access-denied error, and nothing is written", .needsS3)
     func wrongSecret() async throws {
         let key = S3TestEnvironment.uniquePrefix("denied") + "never"
-        let wrong = try S3TestEnvironment.client { $0.secretKey = String($0.secretKey.reversed()) + "x" }
+        let wrong = try S3TestEnvironment.client {
+            guard case .fixed(var credentials) = $0.credentials else { return }
+            credentials.secretAccessKey = String(credentials.secretAccessKey.reversed()) + "x"
+            $0.credentials = .fixed(credentials)
+        }
         await #expect {
             try await wrong.putObject(key: key, data: [1, 2, 3])
         } throws: { error in

@@ -16,8 +16,7 @@ struct S3ConfigurationTests {
         #expect(configuration.endpoint.absoluteString == "http://127.0.0.1:59000")
         #expect(configuration.bucket == "attach")
         #expect(configuration.region == "eu-west-1")
-        #expect(configuration.accessKey == "attach:attach")
-        #expect(configuration.secretKey == "0123456789abcdef")
+        #expect(configuration.credentials == .fixed(S3Credentials(accessKeyID: "attach:attach", secretAccessKey: "0123456789abcdef")))
     }
 
     @Test("the region defaults to us-east-1 and the bucket to the caller's when S3_BUCKET is absent")
@@ -51,7 +50,7 @@ struct S3ConfigurationTests {
         environment["S3_ACCESS_KEY_FILE"] = access.path(percentEncoded: false)
         environment["S3_SECRET_KEY_FILE"] = secret.path(percentEncoded: false)
         let configuration = try S3Configuration.fromEnvironment(environment)
-        #expect(configuration.accessKey == "from-file-access" && configuration.secretKey == "from-file-secret")
+        #expect(configuration.credentials == .fixed(S3Credentials(accessKeyID: "from-file-access", secretAccessKey: "from-file-secret")))
         environment["S3_SECRET_KEY_FILE"] = "/nonexistent/secret"
         #expect(throws: S3ClientError.invalidConfiguration("S3_SECRET_KEY_FILE names /nonexistent/secret, which cannot be read")) {
             try S3Configuration.fromEnvironment(environment)

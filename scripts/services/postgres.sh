@@ -180,6 +180,8 @@ write_settings() {
     echo "unix_socket_directories = ''"
     echo "password_encryption = 'scram-sha-256'"
     echo "logging_collector = off"
+    echo "# the test suites open many stores at once (each up to 4 connections); 100 is not enough"
+    echo "max_connections = 400"
     echo "# TLS for clients that ask (sslmode=require|verify-full); plain connections still work"
     echo "ssl = on"
     echo "ssl_cert_file = 'server.crt'"

@@ -45,31 +45,42 @@ public struct SigV4Signer: Sendable {
     /// The access key id named in the credential scope.
     public let accessKey: String
     private let secretKey: String
+    /// The session token of temporary credentials, sent and signed as `x-amz-security-token`.
+    private let sessionToken: String?
     /// The region of the credential scope, e.g. `us-east-1`.
     public let region: String
     /// The service of the credential scope, `s3`.
     public let service: String
 
-    /// A signer for `accessKey`/`secretKey` in `region` for `service`.
-    public init(accessKey: String, secretKey: String, region: String, service: String = "s3") {
+    /// A signer for `credentials` in `region` for `service`.
+    public init(credentials: S3Credentials, region: String, service: String = "s3") {
+        self.init(accessKey: credentials.accessKeyID, secretKey: credentials.secretAccessKey,
+                  sessionToken: credentials.sessionToken, region: region, service: service)
+    }
+
+    /// A signer for `accessKey`/`secretKey` (and the `sessionToken` of temporary credentials)
+    /// in `region` for `service`.
+    public init(accessKey: String, secretKey: String, sessionToken: String? = nil, region: String, service: String = "s3") {
         self.accessKey = accessKey
         self.secretKey = secretKey
+        self.sessionToken = sessionToken
         self.region = region
         self.service = service
     }
 
-    /// The headers to add to `request` signed at `date`: `x-amz-date`, `x-amz-content-sha256`
-    /// and `Authorization`.
+    /// The headers to add to `request` signed at `date`: `x-amz-date`, `x-amz-content-sha256`,
+    /// `x-amz-security-token` for temporary credentials, and `Authorization`.
     public func sign(_ request: Request, at date: Date) -> [(name: String, value: String)] {
         let stamp = SigV4Timestamp(date)
         var signed = request
-        signed.headers.append(("x-amz-date", stamp.dateTime))
-        signed.headers.append(("x-amz-content-sha256", request.payloadHash))
+        var added = [("x-amz-date", stamp.dateTime), ("x-amz-content-sha256", request.payloadHash)]
+        if let sessionToken { added.append(("x-amz-security-token", sessionToken)) }
+        signed.headers += added
         let canonical = canonicalRequest(signed)
         let signature = signature(of: stringToSign(canonicalRequest: canonical.text, at: stamp), on: stamp.date)
         let authorization = "AWS4-HMAC-SHA256 Credential=\(accessKey)/\(scope(stamp.date)), "
             + "SignedHeaders=\(canonical.signedHeaders), Signature=\(signature)"
-        return [("x-amz-date", stamp.dateTime), ("x-amz-content-sha256", request.payloadHash), ("Authorization", authorization)]
+        return added + [("Authorization", authorization)]
     }
 
     /// The canonical request of `request` and its `SignedHeaders` list. `request.headers`
