@@ -33,16 +33,17 @@ import PostgresNIO
 ///   numeric → `.integer` when integral (else `.real`), text/varchar/char/name/json/uuid → `.text`,
 ///   bytea → `.blob`, NULL → `.null`; other types throw `.other` (cast them in the query).
 ///   Column names are as PostgreSQL returns them (unquoted names in lower case).
-/// - **Connections**: up to `connections` (default 4), opened lazily. One that fails at the
-///   connection level is discarded and the next transaction opens a new one, so while
-///   PostgreSQL is down transactions fail with `.unavailable` and once it is back they succeed
-///   again, with nothing restarted. A transaction that finds its idle connection dead before
-///   `BEGIN` went through retries once on a new connection.
+/// - **Connections**: up to `connections` (default 4) from postgres-nio's `PostgresClient` pool,
+///   opened lazily and kept alive. A transaction that gets no connection within 5 s fails
+///   `.unavailable` with the reason (refused, login failed), so while PostgreSQL is down
+///   transactions fail and once it is back they succeed again, with nothing restarted. A
+///   connection that fails at the connection level is closed, never reused; a transaction
+///   that finds its connection dead before `BEGIN` went through retries once on another.
 /// - **Errors** are ``SQLDatabaseError``: connection refused, closed or timed out, and SQLSTATE
 ///   08xxx, 57P01–57P03, 53300 → `.unavailable`; 23xxx → `.constraint`; 53100 → `.full`;
 ///   others → `.other` with PostgreSQL's message and SQLSTATE. A `COMMIT` that fails with
 ///   `.unavailable` may or may not have committed.
-/// - TLS is not used: connect over loopback or a trusted network.
+/// - **TLS** as the URL's `sslmode` says (`require`, `verify-full` with `sslrootcert`).
 public final class PostgresCatalogDatabase: SQLDatabase {
     /// Always ``SQLDialect/postgres``.
     public var dialect: SQLDialect { .postgres }
@@ -58,7 +59,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     /// the catalog's `schemaMigration(id)` table.
     public static var migrationIDs: [String] { PostgresCatalogSchema.migrations.map(\.id) }
 
-    private let pool: ConnectionPool
+    private let connections: CatalogConnections
     private let threadPool: NIOThreadPool
     /// One writer of this process at a time, in order, before the advisory lock: a waiting
     /// writer holds no transaction thread or connection. Not cancellable, like GRDB's writer queue.
@@ -66,45 +67,12 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     private let logger: Logger
 
     private init(url: CatalogURL, connections: Int, logger: Logger) throws {
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password,
-            database: url.database, tls: try Self.tls(url.tls))
-        configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("search_path", url.schema)]
         self.schema = url.schema
         self.writeLockKey = url.writeLockKey
         self.logger = logger
-        self.pool = ConnectionPool(
-            configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            capacity: connections, logger: logger)
+        self.connections = try CatalogConnections(url: url, capacity: connections, logger: logger)
         self.threadPool = NIOThreadPool(numberOfThreads: connections)
         self.threadPool.start()
-    }
-
-    /// postgres-nio's TLS setting for `mode`.
-    /// - Throws: ``SQLDatabaseError`` when the root certificate file cannot be read.
-    static func tls(_ mode: CatalogURL.TLSMode) throws -> PostgresConnection.Configuration.TLS {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        switch mode {
-        case .disable:
-            return .disable
-        case .require:
-            tls.certificateVerification = .none
-        case .verifyFull(let file):
-            tls.certificateVerification = .fullVerification
-            if let file {
-                do {
-                    tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
-                } catch {
-                    throw SQLDatabaseError(.other, "cannot read the sslrootcert file \(file): \(error)")
-                }
-            }
-        }
-        do {
-            return .require(try NIOSSLContext(configuration: tls))
-        } catch {
-            throw SQLDatabaseError(.other, "cannot set up TLS for PostgreSQL: \(error)")
-        }
     }
 
     /// Opens the catalog at `url` (`postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]`;
@@ -117,6 +85,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
         let parsed = try CatalogURL(url)
         let database = try PostgresCatalogDatabase(url: parsed, connections: max(1, connections), logger: logger)
         do {
+            try await database.connections.check()
             try await database.migrate()
         } catch {
             await database.close()
@@ -129,7 +98,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     /// now have finished. Transactions started afterwards throw `.unavailable`.
     public func close() async {
         try? await threadPool.shutdownGracefully()
-        await pool.close()
+        await connections.close()
     }
 
     /// Creates the schema if missing and applies the migrations the catalog lacks, all in one
@@ -226,47 +195,55 @@ public final class PostgresCatalogDatabase: SQLDatabase {
 
     // MARK: Transactions
 
-    /// Runs one transaction on a transaction thread.
+    /// Runs one transaction on a leased connection and a transaction thread. A connection that
+    /// turns out dead before `BEGIN` went through (one PostgreSQL closed while it was idle) is
+    /// dropped and the transaction tried once more on another: nothing of it had run.
     private func run<T: Sendable>(
         begin: String,
         then prologue: @escaping @Sendable (PostgresTransaction) throws -> Void,
         _ body: @escaping @Sendable (any SQLTransaction) throws -> T
     ) async throws -> T {
-        let pool = self.pool
+        let threadPool = self.threadPool
         let logger = self.logger
-        do {
-            return try await threadPool.runIfActive {
-                try Self.transaction(pool: pool, logger: logger, begin: begin, prologue: prologue, body: body)
+        var retried = false
+        while true {
+            do {
+                return try await connections.withConnection { connection in
+                    do {
+                        return try await threadPool.runIfActive {
+                            try Self.transaction(connection: connection, logger: logger, begin: begin, prologue: prologue, body: body)
+                        }
+                    } catch let error as NIOThreadPoolError.ThreadPoolInactive {
+                        throw PostgresErrors.classify(error)
+                    }
+                }
+            } catch let failure as BeginFailed {
+                guard !retried else { throw failure.error }
+                retried = true
             }
-        } catch let error as NIOThreadPoolError.ThreadPoolInactive {
-            throw PostgresErrors.classify(error)
         }
     }
 
-    /// Blocking: acquire a connection, begin, run `prologue` and `body`, commit or roll back,
-    /// release the connection (discarded if it failed at the connection level).
+    /// `BEGIN` failed on a connection that is now closed.
+    private struct BeginFailed: Error {
+        var error: SQLDatabaseError
+    }
+
+    /// Blocking, on a transaction thread: begin, run `prologue` and `body`, commit or roll back.
+    /// A connection that failed at the connection level, or could not be rolled back, is closed
+    /// so that the pool never hands it out again.
     private static func transaction<T>(
-        pool: ConnectionPool, logger: Logger, begin: String,
+        connection: PostgresConnection, logger: Logger, begin: String,
         prologue: (PostgresTransaction) throws -> Void,
         body: (any SQLTransaction) throws -> T
     ) throws -> T {
-        var transaction: PostgresTransaction
-        var retried = false
-        while true {
-            let (connection, reused) = try pool.acquire()
-            transaction = PostgresTransaction(connection: connection, logger: logger)
-            do {
-                try transaction.control(begin)
-                break
-            } catch {
-                pool.release(connection, healthy: !transaction.broken)
-                // A connection that died while idle (a restarted server): nothing ran, try anew once.
-                if reused, transaction.broken, !retried {
-                    retried = true
-                    continue
-                }
-                throw error
-            }
+        let transaction = PostgresTransaction(connection: connection, logger: logger)
+        do {
+            try transaction.control(begin)
+        } catch let error as SQLDatabaseError {
+            guard transaction.broken else { throw error }
+            discard(connection)
+            throw BeginFailed(error: error)
         }
         let value: T
         do {
@@ -277,16 +254,21 @@ public final class PostgresCatalogDatabase: SQLDatabase {
             if healthy {
                 do { try transaction.control("ROLLBACK") } catch { healthy = false }
             }
-            pool.release(transaction.connection, healthy: healthy)
+            if !healthy { discard(connection) }
             throw error
         }
         do {
             try transaction.control("COMMIT")
         } catch {
-            pool.release(transaction.connection, healthy: !transaction.broken)
+            if transaction.broken { discard(connection) }
             throw error
         }
-        pool.release(transaction.connection, healthy: true)
         return value
+    }
+
+    /// Closes `connection`; the pool drops a closed connection when it comes back.
+    private static func discard(_ connection: PostgresConnection) {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in }
     }
 }
