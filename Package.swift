@@ -48,6 +48,10 @@ let package = Package(
         // Micro-benchmarks (`make bench`). Naming the trait turns off the default
         // RuntimeInterposer trait, whose package (ARC counters on Linux) is not needed here.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Only in tests: the reference our own streaming multipart reader is fuzzed against (issue 15).
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // The DocC catalogs (`make docs`).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -218,6 +222,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
         .testTarget(

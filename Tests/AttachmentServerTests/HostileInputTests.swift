@@ -45,6 +45,26 @@ struct HostileInputTests {
         }
     }
 
+    @Test("a Content-Type or Content-Disposition with an unterminated quote is a 4xx, and the server keeps serving", arguments: [
+        #"multipart/form-data; boundary="unterminated"#, #"multipart/form-data; boundary=""#, #"application/json; charset="utf-8"#,
+        "multipart/form-data; boundary=b|part",
+    ])
+    func unterminatedQuotesInHeaders(contentType: String) async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            let partHeader = contentType.hasSuffix("|part")
+            let type = partHeader ? String(contentType.dropLast(5)) : contentType
+            let body = partHeader ? "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.jpg\r\n\r\nxyz\r\n--b--" : "{}"
+            for uri in ["/api/notes/\(note.id)/attachments", "/api/notes"] {
+                let response = try await client.execute(uri: uri, method: .post, headers: [.contentType: type],
+                                                        body: ByteBuffer(string: body))
+                #expect((400..<500).contains(response.status.code) || response.status == .created, "\(uri) with \(contentType): \(response.status)")
+            }
+            let alive = try await client.execute(uri: "/api/notes", method: .get)
+            #expect(alive.status == .ok)
+        }
+    }
+
     @Test("absurd thumbnail sizes are 400s",
           arguments: ["99999999999999999999", "0", "-0", "1e3", "200.0", "0x200", "%00", "", "200%00", " 200", "2147483648"])
     func absurdSizesAreRefused(size: String) async throws {

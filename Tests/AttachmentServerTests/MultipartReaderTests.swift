@@ -98,4 +98,13 @@ struct ByteRangeTests {
         #expect(parameters["X"] == "1")
         #expect(HeaderParameters("multipart/form-data; boundary=----abc").self["boundary"] == "----abc")
     }
+
+    @Test("an unterminated quoted value runs to the end of the header instead of reading past it", arguments: [
+        #"multipart/form-data; boundary="abc"#, #"form-data; name="file"#, #"form-data; name=""#, #"x; a=""#, "x;", ";", #"""#,
+    ])
+    func unterminatedQuotes(header: String) {
+        let parameters = HeaderParameters(header)
+        #expect(parameters.value == header.split(separator: ";", omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces).lowercased())
+        if header.hasPrefix("multipart") { #expect(parameters["boundary"] == "abc") }
+    }
 }

@@ -7,7 +7,8 @@ struct HeaderParameters {
     let value: String
     private var parameters: [String: String] = [:]
 
-    /// Parses `header`.
+    /// Parses `header`. Any text is accepted: an unterminated quoted value runs to the end of
+    /// the header.
     init(_ header: String) {
         let characters = Array(header)
         var index = 0
@@ -33,7 +34,7 @@ struct HeaderParameters {
                     parsed.append(characters[index])
                     index += 1
                 }
-                index += 1 // the closing quote
+                if index < characters.count { index += 1 } // the closing quote, if there is one
                 _ = read(until: [";"])
             } else {
                 parsed = read(until: [";"])
