@@ -11,18 +11,20 @@ import Synchronization
 /// catalog needs on top of it.
 ///
 /// - **A bounded wait.** While PostgreSQL is down the client keeps retrying in the background
-///   and a lease would wait for it; here a lease that brings no connection within
-///   ``leaseTimeout`` fails `.unavailable`, so a request answers 503 instead of hanging. At most
-///   `capacity` leases are outstanding (one per transaction thread), so a lease never waits
-///   behind another transaction, only for a connection to be made.
-/// - **Precise errors.** The pool does not say why it cannot connect; when a lease times out,
-///   one direct connection attempt (a probe) finds out, so the error says "connection refused"
-///   or "password authentication failed" rather than only "timed out".
+///   and a lease would wait for it; here, every ``leaseTimeout`` without a connection, one
+///   direct connection attempt (a probe) checks that PostgreSQL answers, and if it does not
+///   the lease fails `.unavailable` with the probe's reason ("connection refused",
+///   "password authentication failed"), so a request answers 503 instead of hanging. While
+///   PostgreSQL answers, a lease waits up to ``longestWait``. At most `capacity` leases are
+///   outstanding (one per transaction thread), so a lease never waits behind another
+///   transaction, only for a connection to be made.
 ///
 /// ``close()`` stops the client's run task, which closes every connection.
 final class CatalogConnections: Sendable {
-    /// How long a transaction waits for a connection before failing `.unavailable`.
+    /// How long a transaction waits for a connection before checking that PostgreSQL answers.
     static let leaseTimeout: Duration = .seconds(5)
+    /// The longest a transaction waits for a connection while PostgreSQL answers.
+    static let longestWait: Duration = .seconds(60)
 
     private let client: PostgresClient
     private let running: Task<Void, Never>
@@ -65,38 +67,44 @@ final class CatalogConnections: Sendable {
     }
 
     /// Runs `body` with a leased connection, returned to the pool afterwards (closed instead if
-    /// `body` closed it).
-    /// - Throws: what `body` throws; ``SQLDatabaseError`` `.unavailable` when no connection came
-    ///   within ``leaseTimeout`` or the pool is closed.
+    /// `body` closed it). Every ``leaseTimeout`` without a connection, a direct probe checks
+    /// that PostgreSQL still answers: if it does not, the lease fails at once with the probe's
+    /// error; if it does (the pool is reconnecting, or busy on a loaded machine), the lease goes
+    /// on waiting, up to ``longestWait`` in all.
+    /// - Throws: what `body` throws; ``SQLDatabaseError`` `.unavailable` when PostgreSQL does not
+    ///   answer, or no connection came within ``longestWait``.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await slots.withSlot {
             let leased = LeaseFlag()
             do {
-                return try await withThrowingTaskGroup(of: T?.self) { group in
+                return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
                     group.addTask {
-                        try await self.client.withConnection { connection in
+                        .value(try await self.client.withConnection { connection in
                             leased.set()
                             return try await body(connection)
-                        }
+                        })
                     }
-                    group.addTask {
-                        try await Task.sleep(for: Self.leaseTimeout)
-                        if leased.isSet { return nil }
-                        throw LeaseTimedOut()
-                    }
-                    while let next = try await group.next() {
-                        if let value = next {
+                    group.addTask { try await Task.sleep(for: Self.leaseTimeout); return .tick }
+                    var waited = Duration.zero
+                    while let event = try await group.next() {
+                        switch event {
+                        case .value(let value):
                             group.cancelAll()
                             return value
+                        case .tick:
+                            if leased.isSet { continue }
+                            waited += Self.leaseTimeout
+                            if let error = await probeFailure() { throw error }
+                            guard waited < Self.longestWait else {
+                                throw SQLDatabaseError(.unavailable, "PostgreSQL at \(location) answers, but gave this process no connection within \(Self.longestWait); try again")
+                            }
+                            group.addTask { try await Task.sleep(for: Self.leaseTimeout); return .tick }
                         }
                     }
-                    throw LeaseTimedOut()
+                    throw CancellationError()
                 }
-            } catch is LeaseTimedOut {
-                throw await unavailable()
             } catch {
-                if leased.isSet { throw error }
-                if error is CancellationError { throw error }
+                if leased.isSet || error is SQLDatabaseError || error is CancellationError { throw error }
                 throw SQLDatabaseError(.unavailable, "PostgreSQL at \(location) gave no connection: \(PostgresErrors.classify(error).message)")
             }
         }
@@ -123,17 +131,15 @@ final class CatalogConnections: Sendable {
         await running.value
     }
 
-    /// Why no connection came: the error of one direct attempt, or, if that attempt connects,
-    /// that the pool is still reconnecting.
-    private func unavailable() async -> SQLDatabaseError {
+    /// The error of one direct connection attempt, `nil` when it connects.
+    private func probeFailure() async -> SQLDatabaseError? {
         do {
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: probeConfiguration, id: 0, logger: logger)
-            try? await connection.close()
-            return SQLDatabaseError(.unavailable, "PostgreSQL at \(location) is reachable again but the pool is still reconnecting; try again in a moment")
+            try await check()
+            return nil
+        } catch let error as SQLDatabaseError {
+            return error
         } catch {
-            let cause = PostgresErrors.classify(error)
-            return SQLDatabaseError(cause.kind, "PostgreSQL at \(location) gave no connection within \(Self.leaseTimeout): \(cause.message)")
+            return PostgresErrors.classify(error)
         }
     }
 
@@ -159,7 +165,11 @@ final class CatalogConnections: Sendable {
         return tls
     }
 
-    private struct LeaseTimedOut: Error {}
+    /// What the lease's task group hears: the body's value, or that another ``leaseTimeout`` passed.
+    private enum LeaseEvent<T: Sendable>: Sendable {
+        case value(T)
+        case tick
+    }
 
     /// Set once the pool has handed a connection over (shared by the lease and its timer).
     private final class LeaseFlag: Sendable {

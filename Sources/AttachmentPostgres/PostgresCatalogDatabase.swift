@@ -34,8 +34,9 @@ import PostgresNIO
 ///   bytea → `.blob`, NULL → `.null`; other types throw `.other` (cast them in the query).
 ///   Column names are as PostgreSQL returns them (unquoted names in lower case).
 /// - **Connections**: up to `connections` (default 4) from postgres-nio's `PostgresClient` pool,
-///   opened lazily and kept alive. A transaction that gets no connection within 5 s fails
-///   `.unavailable` with the reason (refused, login failed), so while PostgreSQL is down
+///   opened lazily and kept alive. A transaction that gets no connection within 5 s, from a
+///   PostgreSQL that does not answer a probe, fails `.unavailable` with the reason (refused,
+///   login failed; a PostgreSQL that answers is waited on up to 60 s), so while it is down
 ///   transactions fail and once it is back they succeed again, with nothing restarted. A
 ///   connection that fails at the connection level is closed, never reused; a transaction
 ///   that finds its connection dead before `BEGIN` went through retries once on another.

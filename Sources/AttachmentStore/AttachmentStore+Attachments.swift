@@ -7,6 +7,8 @@ extension AttachmentStore {
     /// The bytes are streamed (memory stays bounded whatever the size), hashed, made durable,
     /// and only then referenced. Identical content already in the store is not stored twice.
     /// - Parameters:
+    ///   - note: the note that gets the attachment.
+    ///   - url: the file to copy; it must be a regular file (or a link to one).
     ///   - filename: the name to show; defaults to the file's own name.
     ///   - metadata: any string pairs to keep with the attachment.
     ///   - progress: called from a background thread with the bytes copied so far.
@@ -22,7 +24,7 @@ extension AttachmentStore {
     }
 
     /// Adds bytes already in memory to the end of a note's attachments.
-    /// - Throws: as ``addAttachment(to:fromFile:filename:metadata:)``.
+    /// - Throws: as ``addAttachment(to:fromFile:filename:metadata:progress:)``.
     public func addAttachment(
         to note: NoteID, data: Data, filename: String, metadata: [String: String] = [:]
     ) async throws -> Attachment {
@@ -34,7 +36,7 @@ extension AttachmentStore {
     ///
     /// Memory stays bounded by one chunk of about 1 MiB. If the sequence throws or the task is
     /// cancelled, nothing is stored.
-    /// - Throws: as ``addAttachment(to:fromFile:filename:metadata:)``, or what `bytes` throws.
+    /// - Throws: as ``addAttachment(to:fromFile:filename:metadata:progress:)``, or what `bytes` throws.
     public func addAttachment<Bytes: AsyncSequence>(
         to note: NoteID, bytes: Bytes, filename: String, metadata: [String: String] = [:]
     ) async throws -> Attachment where Bytes.Element: DataProtocol {

@@ -23,8 +23,9 @@ extension AttachmentStore {
     /// - Parameters:
     ///   - destination: a missing or empty folder, or an earlier backup of this store.
     ///   - progress: called after each original.
-    /// - Throws: ``Error/invalidArgument(_:)`` for a destination that is the store itself, holds
-    ///   something else, or a store whose catalog is not SQLite; ``Error/writeFailed(path:reason:)``.
+    /// - Throws: ``Error/invalidArgument(_:)`` for a destination that is the store itself or holds
+    ///   something else; ``Error/writeFailed(path:reason:)``. (A PostgreSQL catalog is exported
+    ///   row for row into the backup's SQLite catalog.)
     public func backup(to destination: URL, progress: (@Sendable (BackupProgress) -> Void)? = nil) async throws -> BackupReport {
         let target = StoreLayout(directory: destination)
         let source = layout
@@ -82,7 +83,7 @@ extension AttachmentStore {
             report.blobs = snapshot.blobs.count
             report.blobBytes = snapshot.blobs.reduce(0) { $0 + $1.byteCount }
             if try await copyOriginals(snapshot.blobs, into: backupBlobs, report: &report, progress: progress) {
-                let placingFiles = blobs.placement == .objectStore
+                let placingFiles = backend.placement == .objectStore
                 let (catalogBytes, removed) = try await Self.writingBackup(target) { () throws -> (Int64, Int) in
                     let catalogBytes = try snapshot.finish(placingFiles: placingFiles)
                     try Self.replaceCatalog(of: target, with: snapshotPath)
@@ -137,40 +138,9 @@ extension AttachmentStore {
         return true
     }
 
-    /// Puts one original in the backup, from this store's files or its object store.
+    /// Puts one original in the backup, from wherever this store keeps it.
     private func place(_ original: BackupSnapshot.Original, into backupBlobs: BlobStore) async throws -> BackupBlobCopy.Outcome {
-        let hash = BlobHash(trusted: original.hash)
-        let blobs = self.blobs
-        guard let objectStore = blobs.objectStore else {
-            return try await BlockingPool.run { () throws -> BackupBlobCopy.Outcome in
-                do throws(SystemError) {
-                    return try BackupBlobCopy.place(hash, byteCount: original.byteCount, from: blobs.path(for: hash), into: backupBlobs)
-                } catch {
-                    throw Error.writeFailed(path: backupBlobs.root, reason: error.reason)
-                }
-            }
-        }
-        let destination = backupBlobs.path(for: hash)
-        if let existing = try await BlockingPool.run({ try POSIXFile.status(destination) }), Int64(existing.st_size) == original.byteCount {
-            return .reused
-        }
-        let temporary = backupBlobs.temporaryDirectory + "/download-" + original.hash
-        do {
-            try await objectStore.download(hash, toFile: temporary)
-        } catch BlobObjectStoreError.missing {
-            return .sourceMissing
-        } catch {
-            throw Self.objectStoreError(error, operation: "download an original for the backup", location: objectStore.location)
-        }
-        try await BlockingPool.run { () throws in
-            do throws(SystemError) {
-                chmod(temporary, 0o400)
-                try BackupBlobCopy.moveIntoPlace(temporary, destination)
-            } catch {
-                throw Error.writeFailed(path: backupBlobs.root, reason: error.reason)
-            }
-        }
-        return .copied
+        try await backend.copy(BlobHash(trusted: original.hash), byteCount: original.byteCount, into: backupBlobs)
     }
 
     /// Runs `body` on the blocking pool, reporting a failed system call or SQLite error as

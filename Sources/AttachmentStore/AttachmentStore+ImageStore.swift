@@ -25,7 +25,7 @@ extension AttachmentStore {
         if let cached = imageCache.value(forKey: key) { return cached }
         guard let entry = try await catalog.read({ db in try ImageEntryRecord.fetch(key, in: db) }) else { return nil }
         let hash = BlobHash(trusted: entry.blobHash)
-        let path = try await localPath(for: hash)
+        let path = try await backend.localFile(for: hash)
         let data = try await BlockingPool.run {
             guard let data = FileManager.default.contents(atPath: path) else { throw Error.blobMissing(hash) }
             return data
@@ -40,21 +40,19 @@ extension AttachmentStore {
     ///   then still there), and catalog errors.
     public func deleteImage(forKey key: String) async throws {
         imageCache.removeValue(forKey: key)
-        let blobs = self.blobs
+        let backend = self.backend
         let orphaned = try await catalog.write { db -> BlobHash? in
             guard let entry = try ImageEntryRecord.fetch(key, in: db) else { return nil }
             try ImageEntryRecord.delete(key, in: db)
             guard try !BlobRecord.isReferenced(entry.blobHash, in: db) else { return nil }
             // Inside the write transaction, so no ingest can start referencing it meanwhile.
             let hash = BlobHash(trusted: entry.blobHash)
-            try blobs.remove(hash)
+            try backend.remove(hash)
             try BlobRecord.delete(entry.blobHash, in: db)
             return hash
         }
         // An object store's object goes under a deletion claim, unless an ingest of the same
         // bytes is uploading it meanwhile (then that ingest's row keeps it, or a later gc takes it).
-        if let orphaned, blobs.placement == .objectStore {
-            _ = try await deleteUnclaimedObject(orphaned)
-        }
+        if let orphaned { try await backend.removeStored(orphaned) }
     }
 }

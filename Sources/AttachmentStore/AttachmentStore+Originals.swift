@@ -15,7 +15,7 @@ extension AttachmentStore {
             try await ensureLocal(attachment)
             attachment = try await self.attachment(id)
         }
-        return AttachmentContent(attachment: attachment, fileURL: URL(filePath: try await localPath(for: attachment.blobHash)))
+        return AttachmentContent(attachment: attachment, fileURL: URL(filePath: try await backend.localFile(for: attachment.blobHash)))
     }
 
     /// The original bytes as chunks that report progress, for loads a person watches.

@@ -74,7 +74,7 @@ extension AttachmentStore {
             try await source.fetch(hash, byteCount: record.byteCount, into: self)
             record.state = .present
         }
-        return (URL(filePath: try await localPath(for: hash)), record.byteCount)
+        return (URL(filePath: try await backend.localFile(for: hash)), record.byteCount)
     }
 
     /// Installs verified downloaded bytes and marks the blob present. The bytes are sniffed

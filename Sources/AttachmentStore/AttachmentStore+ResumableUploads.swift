@@ -13,8 +13,13 @@ extension AttachmentStore {
     /// Starts a resumable upload of `length` bytes that becomes an attachment of `note`, named
     /// `filename`, when its last byte arrives.
     /// - Parameters:
+    ///   - note: the note the finished file is added to; it must exist now.
+    ///   - filename: the attachment's name (reduced to a safe display name, as for every attachment).
+    ///   - length: the whole file's size in bytes, more than zero.
     ///   - metadata: kept with the upload and given back as it was; keys other than the ones the
     ///     caller uses to name the note and file can be kept as the attachment's metadata.
+    ///   - attachmentMetadata: the metadata the attachment gets when the upload finishes
+    ///     (none by default).
     ///   - lifetime: how long the upload is kept after it last received bytes.
     /// - Throws: ``Error/noteNotFound(_:)``; ``Error/upload(_:)`` with
     ///   ``ResumableUploadError/invalidLength(_:)``; ``Error/writeFailed(path:reason:)``.

@@ -70,18 +70,13 @@ extension AttachmentStore {
     /// Marks a present blob damaged and moves its bytes out of reach; whether it did (a blob
     /// evicted or collected meanwhile is not damage).
     private func quarantine(_ hash: BlobHash, reason: String) async throws -> Bool {
-        let (placement, source, copy) = (blobs.placement, blobs.path(for: hash), blobs.materializedPath(for: hash))
+        let backend = self.backend
         let folder = layout.quarantinePath
         let moved = try await catalog.write { db -> Bool in
             guard try BlobRecord.transition(hash.rawValue, from: .present, to: .damaged, in: db) else { return false }
             try StoreSetting.increment(ScrubCounter.found, in: db)
             do throws(SystemError) {
-                if placement == .files {
-                    try POSIXFile.makeDirectories(folder)
-                    if rename(source, folder + "/" + hash.rawValue) != 0 && errno != ENOENT { throw SystemError("rename \(source)") }
-                } else {
-                    try POSIXFile.remove(copy)
-                }
+                try backend.quarantine(hash, into: folder)
             } catch {
                 throw Error.writeFailed(path: folder, reason: error.reason)
             }

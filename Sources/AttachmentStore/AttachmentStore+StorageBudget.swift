@@ -47,7 +47,7 @@ extension AttachmentStore {
         var report = EvictionReport()
         let grace = configuration.evictionGrace
         try await finishInterruptedEvictions()
-        if blobs.placement == .files {
+        if backend.placement == .files {
             if let limit = budget.maxLocalBytes { try await evictOriginals(downTo: limit, grace: grace, report: &report) }
         } else {
             let trimmed = try await trim(layout.cachePath + "/blobs", to: budget.maxLocalBytes ?? .max, grace: grace)
@@ -134,7 +134,7 @@ extension AttachmentStore {
 
     /// Removes the files an eviction left behind when it was interrupted between its two steps.
     private func finishInterruptedEvictions() async throws {
-        guard blobs.placement == .files else { return }
+        guard backend.placement == .files else { return }
         let evicted = try await catalog.read { db in try BlobRecord.all(in: .evicted, in: db) }
         let blobs = self.blobs
         let leftovers = try await BlockingPool.run {

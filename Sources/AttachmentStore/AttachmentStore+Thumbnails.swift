@@ -15,6 +15,7 @@ extension AttachmentStore {
     /// let thumbnail = try await store.thumbnail(for: photo.id)          // 200 px, JPEG
     /// ```
     /// - Parameters:
+    ///   - id: the attachment.
     ///   - maxPixelSize: the longest side in pixels (default ``ThumbnailConfiguration/defaultSize``).
     ///   - priority: `.visible` requests go before `.prefetch` ones.
     /// - Throws: ``Error/notAnImage(_:)`` for attachments that are not images,
@@ -34,7 +35,7 @@ extension AttachmentStore {
             try await ensureLocal(attachment)
         }
         do {
-            return try await thumbnails.thumbnail(for: key, sourcePath: try await localPath(for: attachment.blobHash), priority: priority)
+            return try await thumbnails.thumbnail(for: key, sourcePath: try await backend.localFile(for: attachment.blobHash), priority: priority)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
         }
@@ -55,8 +56,8 @@ extension AttachmentStore {
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
         // Catalog placement has no file until someone reads it; an object-store ingest has just
         // left its local copy in the cache.
-        guard blobs.placement != .catalog else { return }
-        thumbnails.prefetch(key, sourcePath: blobs.readablePath(for: attachment.blobHash))
+        guard backend.hasFileBeforeFirstRead else { return }
+        thumbnails.prefetch(key, sourcePath: backend.readablePath(for: attachment.blobHash))
     }
 
     /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk).

@@ -60,12 +60,14 @@ public final class AttachmentStore: Sendable {
     /// The store directory.
     public let directory: URL
     /// Where this store keeps original bytes (fixed when it was created).
-    public var blobPlacement: BlobPlacement { blobs.placement }
+    public var blobPlacement: BlobPlacement { backend.placement }
     /// The configuration the store was opened with.
     public let configuration: Configuration
     let layout: StoreLayout
     let catalog: Catalog
     let blobs: BlobStore
+    /// Where the originals live: every step that depends on the placement goes through it.
+    let backend: any BlobBackend
     let imageCache: MemoryCache<String, Data>
     let thumbnails: ThumbnailPipeline
     let clock: HybridClock
@@ -77,7 +79,12 @@ public final class AttachmentStore: Sendable {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
-        self.blobs = BlobStore(root: layout.root, placement: catalog.placement, objectStore: configuration.objectStore)
+        let blobs = BlobStore(root: layout.root, syncsStagedBlobs: catalog.placement != .catalog)
+        self.blobs = blobs
+        self.backend = BlobBackends.make(
+            for: catalog.placement, objectStore: configuration.objectStore,
+            context: BlobBackendContext(files: blobs, catalog: catalog, layout: layout, logger: configuration.logger,
+                                        uploadLease: configuration.uploadLease))
         self.configuration = configuration
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
         self.clock = HybridClock(peer: catalog.peerID, latest: catalog.latestClock)

@@ -5,8 +5,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// Original bytes in content-addressed, read-only files: `blobs/sha256/ab/cd/<hash>`
-/// (or, for stores created with ``BlobPlacement/catalog``, in the catalog's `blobContent`).
+/// The blob files of a store folder and its staging area: `blobs/sha256/ab/cd/<hash>`,
+/// `tmp/`, and readers' copies in `cache/blobs/`. Where originals finally live is the
+/// ``BlobBackend``'s business; this type stages incoming bytes (hashing them), installs
+/// files, and knows the paths.
 ///
 /// Bytes arrive through a ``BlobWriter`` in `tmp/` (same filesystem), are made durable, and
 /// are installed by `rename` — the only way a file appears under `blobs/`. A blob file is
@@ -15,22 +17,20 @@ import Glibc
 struct BlobStore: Sendable {
     /// The store directory.
     let root: String
-    /// Files, or inside the catalog.
-    let placement: BlobPlacement
     /// `<root>/blobs/sha256`.
     let blobsDirectory: String
     /// `<root>/tmp`.
     let temporaryDirectory: String
-    /// Where the originals live for ``BlobPlacement/objectStore`` placement; `nil` otherwise.
-    let objectStore: (any BlobObjectStore)?
+    /// Whether staged blobs are synced before their transaction (not when the catalog keeps the
+    /// bytes: its commit makes them durable).
+    let syncsStagedBlobs: Bool
 
     /// Bytes moved per read or write call.
     static let chunkSize = 1 << 20
 
-    init(root: String, placement: BlobPlacement = .files, objectStore: (any BlobObjectStore)? = nil) {
+    init(root: String, syncsStagedBlobs: Bool = true) {
         self.root = root
-        self.placement = placement
-        self.objectStore = objectStore
+        self.syncsStagedBlobs = syncsStagedBlobs
         self.blobsDirectory = root + "/blobs/sha256"
         self.temporaryDirectory = root + "/tmp"
     }
@@ -47,27 +47,12 @@ struct BlobStore: Sendable {
         try BlobWriter(temporaryDirectory: temporaryDirectory, storePath: root)
     }
 
-    /// How ``install(_:)`` placed a staged blob.
+    /// How an install placed a staged blob.
     enum Installation: Equatable {
         /// The file was renamed into `blobs/`.
         case installed
         /// An identical blob was already there; the staged copy is redundant.
         case alreadyPresent
-    }
-
-    /// Moves a staged blob into `blobs/` and syncs the directory, unless the same content is
-    /// already there. Call it inside the catalog write transaction that references the blob,
-    /// so that `gc` (which also deletes inside a write transaction) cannot interleave. Blocks.
-    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> Installation {
-        switch placement {
-        case .catalog: return try installInCatalog(staged, in: db)
-        case .objectStore: return keepLocalCopy(of: staged)
-        case .files:
-            // A file under a row that is not `present` is not trusted: it may be the leftover of
-            // an eviction or the damaged bytes a scrub is moving away. The fresh copy replaces it.
-            let untrusted = try BlobRecord.fetch(staged.hash.rawValue, in: db).map { $0.state != .present } ?? false
-            return try installFile(staged, replacingExisting: untrusted)
-        }
     }
 
     /// Renames a staged blob into `blobs/` (synced, read-only) unless the same content is
@@ -88,36 +73,6 @@ struct BlobStore: Sendable {
         }
     }
 
-    /// Stores the staged bytes in the catalog's `blobContent`, unless already there.
-    private func installInCatalog(_ staged: StagedBlob, in db: any SQLTransaction) throws -> Installation {
-        if try BlobContentRecord.exists(staged.hash, in: db) { return .alreadyPresent }
-        guard let bytes = FileManager.default.contents(atPath: staged.temporaryPath) else {
-            throw AttachmentStore.Error.writeFailed(path: root, reason: "the staged copy vanished")
-        }
-        try BlobRecord.markPresent(staged.hash, byteCount: staged.byteCount, in: db)
-        try BlobContentRecord.insert(staged.hash, bytes: bytes, in: db)
-        return .installed
-    }
-
-    /// For object-store placement the upload happened before the transaction
-    /// (``AttachmentStore/uploadToObjectStore(_:)``); the staged file is kept as the local copy
-    /// readers use (a hard link into `cache/blobs/`, derived data), when that works.
-    private func keepLocalCopy(of staged: StagedBlob) -> Installation {
-        let destination = materializedPath(for: staged.hash)
-        if (try? POSIXFile.status(destination)) ?? nil != nil { return .alreadyPresent }
-        let directory = String(destination[..<destination.lastIndex(of: "/")!])
-        if (try? POSIXFile.makeDirectories(directory)) != nil {
-            _ = link(staged.temporaryPath, destination)
-        }
-        return .installed
-    }
-
-    /// The file readers use for `hash`: the blob itself for files, else its copy in `cache/blobs/`
-    /// (which may not exist yet).
-    func readablePath(for hash: BlobHash) -> String {
-        placement == .files ? path(for: hash) : materializedPath(for: hash)
-    }
-
     /// Where a catalog-placed or object-store blob is written out for readers that need a file
     /// (libvips, exports): `cache/blobs/ab/<hash>`, derived and safe to delete.
     func materializedPath(for hash: BlobHash) -> String {
@@ -133,15 +88,13 @@ struct BlobStore: Sendable {
     /// Syncs a staged blob unless its content is already stored, so that the later install
     /// (inside the catalog transaction) rarely has to wait for a sync. Blocks.
     func prepare(_ staged: StagedBlob) throws(AttachmentStore.Error) {
-        // Catalog placement copies the bytes into SQLite, whose commit makes them durable. An
-        // object-store ingest keeps its staged file as the local copy readers use: synced, so a
-        // power loss cannot leave a cached original with holes.
-        if placement != .catalog && !isPresent(staged) { try staged.makeDurable() }
+        // An object-store ingest keeps its staged file as the local copy readers use: synced, so
+        // a power loss cannot leave a cached original with holes.
+        if syncsStagedBlobs && !isPresent(staged) { try staged.makeDurable() }
     }
 
     /// Deletes a blob file and its local copy. Call only inside a catalog write transaction that
-    /// has just found the blob unreferenced, so that no ingest can reference it meanwhile. For
-    /// object-store placement only the local copy goes; `gc` deletes the object. Blocks.
+    /// has just found the blob unreferenced, so that no ingest can reference it meanwhile. Blocks.
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error) {
         do throws(SystemError) {
             try POSIXFile.remove(path(for: hash))

@@ -57,23 +57,24 @@ extension AttachmentStore {
 
     /// Runs `body` in a catalog write transaction, then drops the staged copy whatever happened.
     /// `body` calls ``commit(_:in:)`` to install and reference the blob.
-    /// For object-store placement the bytes are uploaded first, under a claim that keeps any
-    /// `gc` from deleting the object until this transaction references it; if the transaction
-    /// fails, the object it uploaded is deleted again.
+    /// Where the backend uploads first (an object store), that happens under a claim that keeps
+    /// any `gc` from deleting the object until this transaction references it; if the
+    /// transaction fails, the backend undoes the upload.
     func committing<T: Sendable>(_ blob: IngestedBlob, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         let result: Result<T, Swift.Error>
-        var claim: UploadClaim?
+        var claim: BlobUploadClaim?
+        let backend = self.backend
         do {
             // Content the object store already holds needs no upload and no claim: referencing
             // it in the same transaction that finds its row present keeps any gc away from it.
-            if blobs.objectStore != nil, let done = try await catalog.write({ db -> T? in
+            if backend.uploadsBeforeCommit, let done = try await catalog.write({ db -> T? in
                 guard try BlobRecord.isPresent(blob.staged.hash.rawValue, in: db) else { return nil }
                 return try body(db)
             }) {
                 try? await BlockingPool.run { blob.staged.release() }
                 return done
             }
-            claim = try await uploadToObjectStore(blob)
+            claim = try await backend.claimAndUpload(blob.staged)
             result = .success(try await catalog.write { [claim] db in
                 let value = try body(db)
                 if let claim { try BlobLease.release(blob.staged.hash, holder: claim.holder, in: db) }
@@ -83,14 +84,14 @@ extension AttachmentStore {
         } catch {
             result = .failure(error)
         }
-        if let claim { await abandon(claim, of: blob.staged.hash) }
+        if let claim { await backend.abandon(claim, of: blob.staged.hash) }
         try? await BlockingPool.run { blob.staged.release() }
         return try result.get()
     }
 
     /// Installs the blob and records it as present. Call inside a catalog write transaction.
     func commit(_ blob: IngestedBlob, in db: any SQLTransaction) throws {
-        _ = try blobs.install(blob.staged, in: db)
+        _ = try backend.install(blob.staged, in: db)
         try BlobRecord.markPresent(blob.staged.hash, byteCount: blob.staged.byteCount, in: db)
     }
 }

@@ -15,6 +15,14 @@ enum LeastRecentlyRead {
         _ = utimensat(AT_FDCWD, path, &times, 0)
     }
 
+    /// Records a read of the file at `path` if there is one; whether there was.
+    /// - Throws: ``SystemError`` when the file cannot be looked at (other than being absent).
+    static func touchIfPresent(_ path: String) throws(SystemError) -> Bool {
+        guard try POSIXFile.status(path) != nil else { return false }
+        touch(path)
+        return true
+    }
+
     /// When the file at `path` was last read (or written), `nil` when it is gone.
     static func lastRead(_ path: String) -> Date? {
         guard let info = (try? POSIXFile.status(path)) ?? nil else { return nil }

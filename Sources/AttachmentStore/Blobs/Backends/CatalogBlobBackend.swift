@@ -1,0 +1,87 @@
+import CatalogSQL
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Originals inside the catalog, in `blobContent` (kept for comparison in `make bench`: the
+/// database grows as large as the photos and every read goes through it). Readers get a copy
+/// written out once into `cache/blobs/` (derived data).
+struct CatalogBlobBackend: BlobBackend {
+    let context: BlobBackendContext
+    var placement: BlobPlacement { .catalog }
+    var uploadsBeforeCommit: Bool { false }
+    var hasFileBeforeFirstRead: Bool { false }
+    private var files: BlobStore { context.files }
+
+    func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim? { nil }
+
+    func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async {}
+
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
+        if try BlobContentRecord.exists(staged.hash, in: db) { return .alreadyPresent }
+        guard let bytes = FileManager.default.contents(atPath: staged.temporaryPath) else {
+            throw AttachmentStore.Error.writeFailed(path: files.root, reason: "the staged copy vanished")
+        }
+        try BlobRecord.markPresent(staged.hash, byteCount: staged.byteCount, in: db)
+        try BlobContentRecord.insert(staged.hash, bytes: bytes, in: db)
+        return .installed
+    }
+
+    func readablePath(for hash: BlobHash) -> String { files.materializedPath(for: hash) }
+
+    func localFile(for hash: BlobHash) async throws -> String {
+        let path = files.materializedPath(for: hash)
+        if try await BlockingPool.run({ try LeastRecentlyRead.touchIfPresent(path) }) { return path }
+        guard let bytes = try await context.catalog.read({ db in try BlobContentRecord.bytes(of: hash, in: db) }) else {
+            throw AttachmentStore.Error.blobMissing(hash)
+        }
+        try await BlockingPool.run {
+            let folder = String(path[..<path.lastIndex(of: "/")!])
+            do throws(SystemError) {
+                try POSIXFile.makeDirectories(folder)
+            } catch {
+                throw AttachmentStore.Error.writeFailed(path: folder, reason: error.reason)
+            }
+            let partial = path + ".part-\(UUID().uuidString.prefix(8))"
+            guard FileManager.default.createFile(atPath: partial, contents: bytes), rename(partial, path) == 0 else {
+                unlink(partial)
+                throw AttachmentStore.Error.writeFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+        }
+        return path
+    }
+
+    func remove(_ hash: BlobHash) throws(AttachmentStore.Error) { try files.remove(hash) }
+
+    func removeStored(_ hash: BlobHash) async throws {}
+
+    func garbageFacts(of record: BlobRecord) -> BlobGarbageFacts {
+        BlobGarbageFacts(age: record.createdAt, collectNow: false, bytes: record.state == .present ? record.byteCount : 0)
+    }
+
+    func collectOrphans(before cutoff: Date, grace: Duration, removedRows: Set<BlobHash>, dryRun: Bool) async throws -> BlobOrphanCount {
+        try await files.collectUnknownFiles(before: cutoff, catalog: context.catalog, dryRun: dryRun)
+    }
+
+    func countUnknown(known: Set<String>) async throws -> Int {
+        try await BlockingPool.run { [files] in files.countUnknownFiles(known: known) }
+    }
+
+    func inspect(_ hash: BlobHash, judge: @escaping BlobJudge) async throws -> BlobDamage? {
+        guard let bytes = try await context.catalog.read({ db in try BlobContentRecord.bytes(of: hash, in: db) }) else {
+            return (.missing, "no bytes in the catalog")
+        }
+        return try await BlockingPool.run { judge(BlobHash(digest: SHA256.hash(data: bytes)), Int64(bytes.count)) }
+    }
+
+    func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError) {
+        try POSIXFile.remove(files.materializedPath(for: hash))
+    }
+
+    func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
+        // A backup of a catalog-placed store carries the bytes in its catalog snapshot.
+        .reused
+    }
+}

@@ -1,0 +1,75 @@
+import CatalogSQL
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Originals as content-addressed, read-only files under `blobs/` in the store folder (the
+/// default). A file is renamed into place inside the transaction that references it, read
+/// where it is, and removed inside the transaction that finds it unreferenced.
+struct FileBlobBackend: BlobBackend {
+    let context: BlobBackendContext
+    var placement: BlobPlacement { .files }
+    var uploadsBeforeCommit: Bool { false }
+    var hasFileBeforeFirstRead: Bool { true }
+    private var files: BlobStore { context.files }
+
+    func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim? { nil }
+
+    func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async {}
+
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
+        // A file under a row that is not `present` is not trusted: it may be the leftover of
+        // an eviction or the damaged bytes a scrub is moving away. The fresh copy replaces it.
+        let untrusted = try BlobRecord.fetch(staged.hash.rawValue, in: db).map { $0.state != .present } ?? false
+        return try files.installFile(staged, replacingExisting: untrusted)
+    }
+
+    func readablePath(for hash: BlobHash) -> String { files.path(for: hash) }
+
+    func localFile(for hash: BlobHash) async throws -> String {
+        let path = files.path(for: hash)
+        // A read is what keeps an original from eviction under the storage budget.
+        try await BlockingPool.run { LeastRecentlyRead.touch(path) }
+        return path
+    }
+
+    func remove(_ hash: BlobHash) throws(AttachmentStore.Error) { try files.remove(hash) }
+
+    func removeStored(_ hash: BlobHash) async throws {}
+
+    func garbageFacts(of record: BlobRecord) -> BlobGarbageFacts {
+        let info = try? POSIXFile.status(files.path(for: BlobHash(trusted: record.hash)))
+        return BlobGarbageFacts(age: info.map(BlobFileScan.modificationDate) ?? record.createdAt,
+                                collectNow: info == nil, bytes: info.map { Int64($0.st_size) } ?? 0)
+    }
+
+    func collectOrphans(before cutoff: Date, grace: Duration, removedRows: Set<BlobHash>, dryRun: Bool) async throws -> BlobOrphanCount {
+        try await files.collectUnknownFiles(before: cutoff, catalog: context.catalog, dryRun: dryRun)
+    }
+
+    func countUnknown(known: Set<String>) async throws -> Int {
+        try await BlockingPool.run { [files] in files.countUnknownFiles(known: known) }
+    }
+
+    func inspect(_ hash: BlobHash, judge: @escaping BlobJudge) async throws -> BlobDamage? {
+        try await BlobStore.inspectFile(at: files.path(for: hash), judge: judge)
+    }
+
+    func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError) {
+        try POSIXFile.makeDirectories(folder)
+        let source = files.path(for: hash)
+        if rename(source, folder + "/" + hash.rawValue) != 0 && errno != ENOENT { throw SystemError("rename \(source)") }
+    }
+
+    func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
+        let source = files.path(for: hash)
+        return try await BlockingPool.run { () throws -> BackupBlobCopy.Outcome in
+            do throws(SystemError) {
+                return try BackupBlobCopy.place(hash, byteCount: byteCount, from: source, into: backup)
+            } catch {
+                throw AttachmentStore.Error.writeFailed(path: backup.root, reason: error.reason)
+            }
+        }
+    }
+}
