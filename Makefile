@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install run test services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
+.PHONY: install run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -43,7 +43,8 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, check the systemd unit, `make install` and
+## test: install what is missing, build the corpus, build the package and its tests, then the DocC
+## archives with warnings as errors (docs), check the systemd unit, `make install` and
 ## contrib/nginx.conf in front of a real server, prove the service scripts (services-selftest),
 ## start a local S3 store and PostgreSQL, run every test, then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
@@ -51,6 +52,7 @@ run: deps
 ## the real-browser test
 test: deps browser-deps corpus
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory docs
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"
 	scripts/check-install.sh
 	scripts/check-proxy.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
@@ -59,6 +61,12 @@ test: deps browser-deps corpus
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory tus-test
 	$(MAKE) --no-print-directory browser-test
+
+## docs: build the DocC archives of AttachmentStore, AttachmentSync and AttachmentClient into
+## .build/docs/<Module> with --warnings-as-errors (a broken ``symbol`` link fails), stopping at the
+## first failure (scripts/build-docs.sh)
+docs: deps
+	SWIFT=$(SWIFT) scripts/build-docs.sh
 
 ## services: start the local S3 store used by the tests and print its env lines
 ## (`set -a; eval "$$(make -s services)"; set +a`, then `swift test --filter S3`); services-stop stops it

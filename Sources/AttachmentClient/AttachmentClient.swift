@@ -34,6 +34,7 @@ public struct AttachmentClient: Sendable {
 
     /// A client of the server at `server`.
     /// - Parameters:
+    ///   - server: the server's address: scheme, host and port (`http://127.0.0.1:8080`).
     ///   - token: the server's token (`--token`), when it has one.
     ///   - httpClient: the AsyncHTTPClient to send with (the shared one by default).
     ///   - resumptions: where unfinished uploads are remembered; give the same one to a new

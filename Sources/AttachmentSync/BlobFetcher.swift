@@ -76,7 +76,7 @@ public final class BlobFetcher: RemoteBlobSource {
     }
 
     /// The first peer, in order, that answers that it holds the bytes of `hash` with that size
-    /// and gives back `sample` when asked for that range (see ``PeerClient``), or `nil` when none does. The store's storage budget
+    /// and gives back `sample` when asked for that range (a `HEAD` with the size, then a ranged `GET`), or `nil` when none does. The store's storage budget
     /// evicts an original only when this names someone.
     public func holder(of hash: BlobHash, byteCount: Int64, sample: BlobSample) async -> String? {
         for peer in peers.withLock({ $0 }) {

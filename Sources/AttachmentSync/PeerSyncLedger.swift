@@ -15,7 +15,7 @@ public final class PeerSyncLedger: Sendable {
         public var changes = 0
         /// Changes refused because they broke the store's peer limits or could not be read.
         public var invalidChanges = 0
-        /// Why, for the latest refused changes (at most ``SyncApplyReport/maxProblems``).
+        /// Why, for the latest refused changes (at most `SyncApplyReport.maxProblems`).
         public var latestProblems: [String] = []
         /// The latest failed round's error, cleared by a round that completes.
         public var lastError: String?

@@ -8,7 +8,7 @@ import Logging
 /// Idempotent and resumable: the cursor is saved after each applied batch, so a cut round
 /// goes on where it stopped. No blob bytes move.
 ///
-/// The peer is not trusted: a change that breaks the store's ``PeerInputLimits`` is skipped
+/// The peer is not trusted: a change that breaks the store's `PeerInputLimits` is skipped
 /// and counted (``Report/applied``'s `invalid`), never stalling the changes after it; a peer
 /// that says more changes follow without moving its cursor forward is an error, not a loop; a
 /// round reads at most ``maxBatches`` batches; a batch too large to read makes the round ask
