@@ -50,12 +50,12 @@ public struct BlobSample: Sendable, Equatable {
 extension AttachmentStore {
     /// Starts (or resumes) receiving the bytes of a remote blob.
     /// - Throws: ``Error/writeFailed(path:reason:)`` when another download of it is running.
-    public func blobDownload(for hash: BlobHash, byteCount: Int64) async throws -> BlobDownload {
+    package func blobDownload(for hash: BlobHash, byteCount: Int64) async throws -> BlobDownload {
         try await BlockingPool.run { try BlobDownload(store: self, hash: hash, expectedSize: byteCount) }
     }
 
     /// Whether the bytes of `hash` are here.
-    public func hasBlob(_ hash: BlobHash) async throws -> Bool {
+    package func hasBlob(_ hash: BlobHash) async throws -> Bool {
         try await catalog.read { db in
             try BlobRecord.isPresent(hash.rawValue, in: db)
         }
@@ -65,7 +65,7 @@ extension AttachmentStore {
     /// record (or evicted, or quarantined as damaged) is first fetched from this store's own peers (so peers relay bytes for each
     /// other) when a remote blob source is configured.
     /// - Throws: ``Error/blobMissing(_:)`` when this store does not have them and cannot get them.
-    public func blobFile(_ hash: BlobHash) async throws -> (url: URL, byteCount: Int64) {
+    package func blobFile(_ hash: BlobHash) async throws -> (url: URL, byteCount: Int64) {
         guard var record = try await catalog.read({ db in try BlobRecord.fetch(hash.rawValue, in: db) }) else {
             throw Error.blobMissing(hash)
         }

@@ -6,7 +6,7 @@ extension AttachmentStore {
     /// without bytes) and deletion, in the order of its latest change, at most `limit` of them.
     ///
     /// Changes this store applied from peers are in the feed too, so peers relay for each other.
-    public func changes(since sequence: Int64, limit: Int = 500) async throws -> SyncBatch {
+    package func changes(since sequence: Int64, limit: Int = 500) async throws -> SyncBatch {
         let limit = max(1, min(limit, 10_000))
         let peer = peerID
         return try await catalog.read { db in
@@ -53,7 +53,7 @@ extension AttachmentStore {
     /// Every change is first checked against ``Configuration/peerLimits``; one that fails (or
     /// that could not be read) is counted in ``SyncApplyReport/invalid`` with its reason and
     /// skipped, and the rest of the batch is applied: a peer cannot stall sync with one bad change.
-    public func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
+    package func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
         let clock = self.clock
         let validation = SyncChangeValidation(limits: configuration.peerLimits)
         return try await catalog.write { db in
@@ -164,12 +164,12 @@ extension AttachmentStore {
 
 extension AttachmentStore {
     /// How far this store has read a peer's change feed (0 before the first pull).
-    public func syncCursor(forPeer peer: String) async throws -> Int64 {
+    package func syncCursor(forPeer peer: String) async throws -> Int64 {
         try await catalog.read { db in Int64(try StoreSetting.value("cursor " + peer, in: db) ?? "0") ?? 0 }
     }
 
     /// Records how far this store has read a peer's change feed.
-    public func setSyncCursor(_ sequence: Int64, forPeer peer: String) async throws {
+    package func setSyncCursor(_ sequence: Int64, forPeer peer: String) async throws {
         try await catalog.write { db in try StoreSetting.set("cursor " + peer, String(sequence), in: db) }
     }
 }

@@ -61,7 +61,7 @@ extension AttachmentStore {
     }
 
     /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk).
-    public func hasCachedThumbnail(for attachment: Attachment, maxPixelSize: Int? = nil) async -> Bool {
+    package func hasCachedThumbnail(for attachment: Attachment, maxPixelSize: Int? = nil) async -> Bool {
         let key = ThumbnailKey(hash: attachment.blobHash, size: maxPixelSize ?? configuration.thumbnails.defaultSize)
         return await thumbnails.cached(key) != nil
     }
