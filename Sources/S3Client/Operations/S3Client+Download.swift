@@ -44,7 +44,12 @@ extension S3Client {
             return written
         } catch {
             try? handle.close()
-            _ = try? await fileIO.remove(path: path)
+            do {
+                try await fileIO.remove(path: path)
+            } catch let cleanup {
+                // The download's own error is what the caller needs; the leftover is only logged.
+                logger.warning("a failed download left its partial file", metadata: ["path": "\(path)", "error": "\(cleanup)"])
+            }
             throw error
         }
     }
