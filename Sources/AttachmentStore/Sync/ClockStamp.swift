@@ -15,6 +15,10 @@ public struct ClockStamp: RawRepresentable, Hashable, Comparable, Sendable, Coda
         rawValue = String(format: "%013lld-%06d-", milliseconds, counter) + peer
     }
 
+    /// The largest counter a reading has (six digits); past it the clock moves to the next
+    /// millisecond, so readings keep their shape and their order.
+    static let maximumCounter = 999_999
+
     /// The reading every record predating the clock has: older than any real reading.
     static let origin = ClockStamp(rawValue: "")
 
@@ -53,6 +57,11 @@ final class HybridClock: Sendable {
         return state.withLock { state in
             if now > state.milliseconds {
                 state.milliseconds = now
+                state.counter = 0
+            } else if state.counter >= ClockStamp.maximumCounter {
+                // A peer's reading can leave the counter at its last value: carry into the
+                // millisecond rather than write a seven-digit counter that sorts too early.
+                state.milliseconds += 1
                 state.counter = 0
             } else {
                 state.counter += 1
