@@ -49,7 +49,7 @@ struct HTTPHeaderValueTests {
         ("bytes=+5-9", .ignored),
         ("bytes=5-+9", .ignored),
         ("bytes=0x10-20", .ignored),
-        ("bytes=99999999999999999999-", .ignored),
+        ("bytes=99999999999999999999-", .unsatisfiable),
         ("", .ignored),
     ])
     func rangeAgainstThousandBytes(header: String, expected: ByteRange) {

@@ -34,10 +34,11 @@ enum ByteRange: Equatable {
         }
     }
 
-    /// The value of a run of ASCII digits (no sign, no spaces); `nil` for anything else or a
-    /// number too large for a file.
+    /// The value of a run of ASCII digits (no sign, no spaces), `Int64.max` for one too large to
+    /// hold (beyond any file, so a last position that large means "to the end", as RFC 9110
+    /// says); `nil` for anything else.
     private static func number(_ text: String) -> Int64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int64(text)
+        return Int64(text) ?? .max
     }
 }
