@@ -4,14 +4,17 @@ import Imaging
 import Glibc
 #endif
 
-/// Encoded thumbnails on disk: `cache/thumbs/v1/<settings>/<ab>/<hash>-<size>`.
+/// Encoded thumbnails on disk: `cache/thumbs/v2/<settings>/<ab>/<hash>-<size>`.
 ///
 /// Derived data, safe to delete at any time (a miss re-renders). Files are written to a
-/// temporary name, synced and renamed, so a reader sees a whole thumbnail or none. Every
-/// method blocks.
+/// temporary name and renamed, without a `fsync`: each ends with a ``ThumbnailFileTrailer``
+/// (type, size, length, SHA-256), so a reader serves a whole, checked thumbnail or treats
+/// the file as a miss (a crash can leave a torn one) and renders again. A hit decodes
+/// nothing. Every method blocks.
 struct ThumbnailDiskCache: Sendable {
-    /// Bumped whenever rendering changes in a way that makes older thumbnails wrong.
-    static let pipelineVersion = "v1"
+    /// Bumped whenever rendering or the file format changes in a way that makes older
+    /// thumbnails wrong (`v2`: files end with a ``ThumbnailFileTrailer``).
+    static let pipelineVersion = "v2"
 
     /// `<store>/cache/thumbs`.
     let root: String
@@ -28,18 +31,20 @@ struct ThumbnailDiskCache: Sendable {
         "\(directory)/\(key.hash.rawValue.prefix(2))/\(key.hash.rawValue)-\(key.size)"
     }
 
-    /// The cached thumbnail, or `nil` when absent or unreadable (it is then re-rendered).
+    /// The cached thumbnail, or `nil` when absent, torn or otherwise not what was written (it
+    /// is then re-rendered, and the file replaced).
     func thumbnail(for key: ThumbnailKey) -> Thumbnail? {
         let path = path(for: key)
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty,
-              let header = try? ImageProbe.header(ofFileAt: path) else { return nil }
+        guard let file = FileManager.default.contents(atPath: path),
+              let thumbnail = ThumbnailFileTrailer.thumbnail(from: file) else { return nil }
         LeastRecentlyRead.touch(path)
-        return Thumbnail(data: data, mediaType: header.format.mediaType, width: header.width, height: header.height)
+        return thumbnail
     }
 
-    /// Stores a thumbnail. A failure only costs a future re-render, so it is reported to the
-    /// caller to log, never to the requester.
+    /// Stores a thumbnail (one of a type without a trailer code is not stored). A failure only
+    /// costs a future re-render, so it is reported to the caller to log, never to the requester.
     func store(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws {
+        guard let trailer = ThumbnailFileTrailer(of: thumbnail) else { return }
         let path = path(for: key)
         let folder = String(path[..<path.lastIndex(of: "/")!])
         try POSIXFile.makeDirectories(folder)
@@ -49,7 +54,7 @@ struct ThumbnailDiskCache: Sendable {
         do {
             defer { close(fd) }
             try thumbnail.data.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
-            try POSIXFile.sync(fd)
+            try trailer.bytes.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
             guard rename(partial, path) == 0 else { throw SystemError("rename") }
         } catch {
             unlink(partial)
