@@ -21,6 +21,14 @@ struct MediaTypeSnifferEdgeCaseTests {
         #expect(Self.sniff(Self.ftyp(brand)) == expected)
     }
 
+    @Test("a BMP needs its reserved header fields zero: text that starts with \"BM\" stays text")
+    func bmpNeedsReservedZeros() {
+        let header = Self.bytes("BM") + [0x36, 0x10, 0, 0] + [0, 0, 0, 0] + [0x36, 0, 0, 0] + [40, 0, 0, 0]
+        #expect(Self.sniff(header) == "image/bmp")
+        #expect(Self.sniff(Self.bytes("BMW service history, 2021")) == "text/plain")
+        #expect(Self.sniff(Self.bytes("BM") + [0x36, 0x10, 0, 0, 1, 0, 0, 0] + Array(repeating: 0, count: 10)) == "application/octet-stream")
+    }
+
     @Test("an ftyp box with a brand that is not UTF-8 is taken for a video, never for an image")
     func binaryBrand() {
         #expect(Self.sniff(Self.ftyp([0xFF, 0xFE, 0x00, 0x80])) == "video/mp4")

@@ -25,7 +25,9 @@ enum MediaTypeSniffer {
             default: return "video/mp4"
             }
         }
-        if ascii("BM") && head.count > 14 { return "image/bmp" }
+        // "BM", then the file size and two reserved fields that are zero in every BMP (so text
+        // starting with "BM" is not taken for one).
+        if ascii("BM") && head.count > 14 && head[6..<10].allSatisfy({ $0 == 0 }) { return "image/bmp" }
         if ascii("%PDF-") { return "application/pdf" }
         if starts([0x50, 0x4B, 0x03, 0x04]) { return "application/zip" }
         if starts([0x1F, 0x8B]) { return "application/gzip" }
