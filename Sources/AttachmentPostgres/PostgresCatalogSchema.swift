@@ -1,5 +1,8 @@
+import CatalogSQL
+
 /// The catalog's migrations for PostgreSQL: the same tables, columns, constraints and change-feed
-/// triggers as `CatalogSchema` (SQLite) v1…v5, under the same migration ids.
+/// triggers as `CatalogSchema` (SQLite) v1…v5, under the same migration ids, then the ones
+/// written once for both (`SharedCatalogMigrations`, v6 on).
 ///
 /// Identifiers are unquoted, so PostgreSQL folds them to lower case (`noteId` is `noteid`); the
 /// store's unquoted camelCase queries fold the same way. Dates are `TEXT`
@@ -113,7 +116,7 @@ enum PostgresCatalogSchema {
             "ALTER TABLE blob ADD CONSTRAINT blob_state_check CHECK (state IN ('present', 'remote', 'evicted', 'damaged'))",
             "ALTER TABLE blob ADD COLUMN checkedAt TEXT",
         ]),
-    ]
+    ] + SharedCatalogMigrations.all.map { ($0.id, $0.statements(.postgres)) }
 
     private static func feedFunction(name: String, entity: String) -> String {
         """

@@ -50,11 +50,21 @@ extension AttachmentStore {
         }
     }
 
-    /// Notes, most recently updated first, optionally only those whose title or body contains
-    /// `text`, paged by `limit` and `offset`.
+    /// Notes, most recently updated first (then by id), optionally only those whose title or
+    /// body contains `text`, paged by `limit` and `offset`. For deep pages, prefer
+    /// ``notes(matching:limit:after:)`` with the ``NoteCursor`` of the last note shown.
     public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0) async throws -> [Note] {
         try await catalog.read { db in
             try NoteRecord.page(matching: text, limit: limit, offset: offset, in: db).map(\.note)
+        }
+    }
+
+    /// The notes after `cursor` in the same order (skipping `offset` more), optionally only
+    /// those whose title or body contains `text`: the next page after one that ended with the
+    /// note `cursor` names. A page read this way costs the same however deep it is.
+    public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0, after cursor: NoteCursor) async throws -> [Note] {
+        try await catalog.read { db in
+            try NoteRecord.page(matching: text, limit: limit, offset: offset, after: cursor, in: db).map(\.note)
         }
     }
 

@@ -46,6 +46,17 @@ public enum SQLDateFormat {
                       Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), fraction)
     }
 
+    /// `yyyy-MM-dd HH:mm:ss.SSS`, UTC, of an instant given in whole milliseconds since 1970:
+    /// exact, with no floating-point step between the number and the text.
+    public static func string(milliseconds: Int64) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds - seconds * 1000))
+    }
+
     /// Parses `yyyy-MM-dd HH:mm:ss[.SSS]` (UTC), also with a `T` separator; `nil` otherwise.
     public static func date(from text: String) -> Date? {
         let scalars = Array(text.utf8)

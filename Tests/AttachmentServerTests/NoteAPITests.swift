@@ -70,7 +70,44 @@ struct NoteAPITests {
             let next = try #require(first.next)
             let second = try JSON.decode(NotePage.self, try await client.execute(uri: next, method: .get))
             #expect(second.notes.map(\.title) == ["Beach day"])
-            #expect(second.offset == 2)
+            #expect(next.contains("after=") && !next.contains("offset="), "the next link pages by cursor: \(next)")
+            let byOffset = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes?limit=2&offset=2", method: .get))
+            #expect(byOffset.notes.map(\.title) == ["Beach day"] && byOffset.offset == 2, "offset keeps working")
+        }
+    }
+
+    @Test("following next links by cursor lists every note once, in order, while notes are added and edited meanwhile")
+    func cursorPagesSeeEveryNoteOnce() async throws {
+        try await ServerFixture().test { client in
+            var created: [String] = []
+            for index in 0..<23 { created.append(try await client.createNote(title: "note \(index)").id) }
+            var seen: [String] = []
+            var uri: String? = "/api/notes?limit=5&q=note"
+            while let page = uri {
+                let body = try JSON.decode(NotePage.self, try await client.execute(uri: page, method: .get))
+                seen += body.notes.map(\.id)
+                uri = body.next
+                if seen.count == 10 {
+                    // New notes and an edited one go to the front: the pages still ahead neither repeat nor skip.
+                    _ = try await client.createNote(title: "note added meanwhile")
+                    _ = try await client.execute(uri: "/api/notes/\(created[20])", method: .patch, headers: JSON.headers,
+                                                 body: JSON.body(["title": "note edited meanwhile"]))
+                }
+            }
+            #expect(Set(seen).count == seen.count, "no note twice")
+            #expect(Set(created).subtracting([created[20]]).isSubset(of: Set(seen)), "every note not moved to the front is listed")
+        }
+    }
+
+    @Test("a malformed after cursor is a 400 bad_cursor", arguments: [
+        "x", "123", "123_", "_3f2a0000-0000-0000-0000-000000000000", "1234567890123456_3f2a0000-0000-0000-0000-000000000000",
+        "-5_3f2a0000-0000-0000-0000-000000000000", "5_3F2A0000-0000-0000-0000-000000000000", "5_3f2a0000000000000000000000000000000000",
+    ])
+    func badCursorIsRejected(cursor: String) async throws {
+        try await ServerFixture().test { client in
+            let response = try await client.execute(uri: "/api/notes?after=\(cursor)", method: .get)
+            #expect(response.status == .badRequest, "\(cursor)")
+            #expect(JSON.errorCode(response) == "bad_cursor")
         }
     }
 

@@ -1,4 +1,5 @@
-import AttachmentStore
+@testable import AttachmentStore
+import CatalogSQL
 import Foundation
 import Testing
 import TestSupport
@@ -63,6 +64,42 @@ struct NoteLifecycleTests {
         #expect(updated.title == first[0].title)
         #expect(updated.body == "new body")
         #expect(updated.updatedAt >= first[0].updatedAt)
+    }
+
+    @Test("pages read by cursor give exactly the offset listing, searched or not, however the notes' times tie")
+    func cursorPagesMatchOffsetPages() async throws {
+        let fixture = try await StoreFixture()
+        let store = fixture.store
+        for index in 0..<31 { _ = try await store.createNote(title: "Note \(index)", body: index.isMultiple(of: 2) ? "garden" : "city") }
+        for text in [nil, "garden"] as [String?] {
+            let everything = try await store.notes(matching: text, limit: 100)
+            var byCursor: [Note] = []
+            var page = try await store.notes(matching: text, limit: 7)
+            while !page.isEmpty {
+                byCursor += page
+                page = try await store.notes(matching: text, limit: 7, after: NoteCursor(after: page.last!))
+            }
+            #expect(byCursor.map(\.id) == everything.map(\.id), "text \(text ?? "none")")
+        }
+        let all = try await store.notes(limit: 100)
+        let cursor = try #require(NoteCursor(NoteCursor(after: all[9]).description))
+        #expect(cursor == NoteCursor(after: all[9]), "a cursor survives its text form")
+        #expect(try await store.notes(limit: 3, offset: 2, after: cursor).map(\.id) == all[12..<15].map(\.id))
+    }
+
+    @Test("in SQLite a page of notes, by cursor or not, is read off the index in order: no sort of the whole table")
+    func notePagesReadTheIndex() async throws {
+        let fixture = try await StoreFixture()
+        let database = fixture.store.catalog.database
+        guard database.dialect == .sqlite else { return }
+        for sql in [
+            "SELECT * FROM note ORDER BY updatedAt DESC, id LIMIT 50 OFFSET 0",
+            "SELECT * FROM note WHERE (updatedAt < '2026-01-01 00:00:00.000' OR (updatedAt = '2026-01-01 00:00:00.000' AND id > 'x')) ORDER BY updatedAt DESC, id LIMIT 50 OFFSET 0",
+        ] {
+            let plan = try await database.read { db in try db.query("EXPLAIN QUERY PLAN " + sql, []).map { try $0.requiredString("detail") } }
+            #expect(plan.contains { $0.contains("note_on_updatedAt_id") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
     }
 
     @Test("ids can be given as unique prefixes; ambiguity and unknown ids are typed errors")

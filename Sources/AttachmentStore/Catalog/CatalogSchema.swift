@@ -1,3 +1,4 @@
+import CatalogSQL
 import GRDB
 
 /// The catalog's migrations: named, append-only, never edited once released.
@@ -118,6 +119,12 @@ enum CatalogSchema {
             try db.execute(sql: "INSERT INTO blob_v5 (hash, byteCount, state, createdAt) SELECT hash, byteCount, state, createdAt FROM blob")
             try db.drop(table: "blob")
             try db.rename(table: "blob_v5", to: "blob")
+        }
+        // From v6 on, migrations are written once for both catalogs.
+        for migration in SharedCatalogMigrations.all {
+            migrator.registerMigration(migration.id) { db in
+                for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
+            }
         }
         return migrator
     }

@@ -66,17 +66,26 @@ struct NoteRecord: Sendable {
         try db.execute("DELETE FROM note WHERE id = ?", [.text(id)])
     }
 
-    /// Notes whose title or body contains `text` (any case), most recently updated first.
-    static func page(matching text: String?, limit: Int, offset: Int, in db: any SQLTransaction) throws -> [NoteRecord] {
-        var condition = ""
+    /// Notes whose title or body contains `text` (any case), most recently updated first (then
+    /// by id), after `cursor` when there is one (read off the `note(updatedAt DESC, id)` index),
+    /// skipping `offset`.
+    static func page(matching text: String?, limit: Int, offset: Int, after cursor: NoteCursor? = nil,
+                     in db: any SQLTransaction) throws -> [NoteRecord] {
+        var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let text, !text.isEmpty {
             let pattern = "%" + text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
-            condition = "WHERE (LOWER(title) LIKE ? ESCAPE '\\' OR LOWER(body) LIKE ? ESCAPE '\\')"
-            arguments = [.text(pattern), .text(pattern)]
+            conditions.append("(LOWER(title) LIKE ? ESCAPE '\\' OR LOWER(body) LIKE ? ESCAPE '\\')")
+            arguments += [.text(pattern), .text(pattern)]
         }
+        if let cursor {
+            conditions.append("(updatedAt < ? OR (updatedAt = ? AND id > ?))")
+            let updatedAt = SQLValue.text(SQLDateFormat.string(milliseconds: cursor.updatedAtMilliseconds))
+            arguments += [updatedAt, updatedAt, .text(cursor.id.rawValue)]
+        }
+        let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try db.query("SELECT * FROM note \(condition) ORDER BY updatedAt DESC, id LIMIT ? OFFSET ?",
                             arguments + [.integer(Int64(limit)), .integer(Int64(offset))]).map(NoteRecord.init(row:))
     }

@@ -36,13 +36,13 @@ enum LeastRecentlyRead {
         var lastRead: Date
     }
 
-    /// Every regular file under `folder` except unfinished writes (`.part…` names).
+    /// Every regular file under `folder` except unfinished writes (names with `.part-`).
     static func files(under folder: String) -> [Entry] {
         guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
         var entries: [Entry] = []
         while let relative = enumerator.nextObject() as? String {
             let path = folder + "/" + relative
-            guard !relative.contains(".part"), let info = (try? POSIXFile.status(path)) ?? nil,
+            guard !(relative.split(separator: "/").last ?? "").contains(".part-"), let info = (try? POSIXFile.status(path)) ?? nil,
                   (info.st_mode & S_IFMT) == S_IFREG else { continue }
             let read = Date(timeIntervalSince1970: TimeInterval(info.st_atim.tv_sec) + TimeInterval(info.st_atim.tv_nsec) / 1e9)
             entries.append(Entry(path: path, bytes: Int64(info.st_size), lastRead: read))

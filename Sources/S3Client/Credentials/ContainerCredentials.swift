@@ -53,7 +53,8 @@ struct ContainerCredentials: CredentialProvider {
     static func isAllowedPlainHTTPHost(_ host: String) -> Bool {
         if plainHTTPHosts.contains(host) || host == "::1" || host == "[::1]" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { (1...3).contains($0.utf8.count) && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && UInt8($0) != nil }
     }
 
     func fetch() async throws(S3ClientError) -> S3Credentials {

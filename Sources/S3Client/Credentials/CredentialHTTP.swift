@@ -62,7 +62,8 @@ struct CredentialDocument: Decodable {
         do {
             document = try JSONDecoder().decode(CredentialDocument.self, from: data)
         } catch {
-            throw .credentialsUnavailable(source: source, reason: "the answer is not a credentials document: \(String(decoding: data.prefix(120), as: UTF8.self))")
+            // Never quoted: a document that is almost right may hold a secret.
+            throw .credentialsUnavailable(source: source, reason: "the answer (\(data.count) bytes) is not a credentials document")
         }
         if let code = document.Code, code != "Success" {
             throw .credentialsUnavailable(source: source, reason: "the endpoint reports \(code): \(document.Message ?? "")")

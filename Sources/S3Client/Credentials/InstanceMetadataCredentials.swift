@@ -58,9 +58,10 @@ struct InstanceMetadataCredentials: CredentialProvider {
         return try CredentialDocument.credentials(in: answer.body, source: name)
     }
 
-    /// Whether `text` is an IAM role name (1–64 of letters, digits and `+=,.@_-`), safe to put in a path.
+    /// Whether `text` is an IAM role name (1–64 of letters, digits and `+=,.@_-`, not only dots),
+    /// safe to put in a path.
     static func isRoleName(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count) && text.unicodeScalars.allSatisfy {
+        (1...64).contains(text.utf8.count) && !text.allSatisfy({ $0 == "." }) && text.unicodeScalars.allSatisfy {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "+=,.@_-".unicodeScalars.contains($0)
         }
     }

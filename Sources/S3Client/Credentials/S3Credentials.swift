@@ -27,7 +27,8 @@ public struct S3Credentials: Sendable, Equatable, CustomStringConvertible {
     /// `margin`: long-term keys always can; temporary ones until `margin` before they expire.
     public func isUsable(at date: Date, margin: Duration = .seconds(300)) -> Bool {
         guard let expiration else { return true }
-        return expiration.timeIntervalSince(date) > Double(margin.components.seconds)
+        let (seconds, attoseconds) = margin.components
+        return expiration.timeIntervalSince(date) > Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// The access key id, whether there is a session token, and the expiry; never a secret.

@@ -96,6 +96,9 @@ struct IniFile: Equatable {
                 throw .credentialsUnavailable(source: path, reason: "line \(index + 1): a setting before any [section]")
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            guard !key.isEmpty else {
+                throw .credentialsUnavailable(source: path, reason: "line \(index + 1) has a value but no key")
+            }
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             file.sections[section, default: [:]][key] = value
         }
