@@ -161,6 +161,19 @@ extension AttachmentStore {
         })
     }
 
+    /// A page of a note's attachments in order: at most `limit`, after the one at position
+    /// `position` (`nil` for the first page). Read off the `(noteId, position)` index, so a
+    /// page costs the same however far into a note with thousands of photos it is.
+    /// - Throws: ``Error/noteNotFound(_:)``.
+    public func attachments(of note: NoteID, after position: Int?, limit: Int) async throws -> [Attachment] {
+        try await withTransfersInFlight(try await catalog.read { db in
+            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            return try AttachmentRow.fetchAll(
+                db, where: "attachment.noteId = ? AND attachment.position > ?",
+                arguments: [.text(note.rawValue), .integer(Int64(position ?? -1))], limit: max(0, limit)).map(\.value)
+        })
+    }
+
     /// Every attachment in the store, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.fetchAll(db).map(\.value) })

@@ -222,6 +222,36 @@ struct AttachmentAPITests {
             #expect(response.status == .notFound)
         }
     }
+
+    @Test("a note's attachments page by position: next links list each once in order; without limit or after the list is whole")
+    func attachmentsPageByPosition() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            var ids: [String] = []
+            for _ in 0..<7 { ids.append(try await client.upload("special/baseline.jpg", to: note.id).id) }
+            let whole = try JSON.decode(AttachmentList.self, try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .get))
+            #expect(whole.attachments.map(\.id) == ids && whole.next == nil)
+
+            var seen: [String] = []
+            var uri: String? = "/api/notes/\(note.id)/attachments?limit=3"
+            var pages = 0
+            while let page = uri {
+                let body = try JSON.decode(AttachmentList.self, try await client.execute(uri: page, method: .get))
+                #expect(body.attachments.count <= 3)
+                seen += body.attachments.map(\.id)
+                uri = body.next
+                pages += 1
+            }
+            #expect(seen == ids)
+            #expect(pages == 3)
+            let afterOnly = try JSON.decode(AttachmentList.self, try await client.execute(uri: "/api/notes/\(note.id)/attachments?after=4", method: .get))
+            #expect(afterOnly.attachments.map(\.position) == [5, 6], "after alone pages with the default limit")
+            for bad in ["limit=0", "limit=501", "after=-1", "after=x"] {
+                let response = try await client.execute(uri: "/api/notes/\(note.id)/attachments?\(bad)", method: .get)
+                #expect(response.status == .badRequest, "\(bad)")
+            }
+        }
+    }
 }
 
 @Suite("Replacing data: errors", .timeLimit(.minutes(2)))

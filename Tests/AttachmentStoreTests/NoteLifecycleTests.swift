@@ -102,6 +102,27 @@ struct NoteLifecycleTests {
         }
     }
 
+    @Test("a note's attachments read page by page by position are the whole list, in order")
+    func attachmentPages() async throws {
+        let fixture = try await StoreFixture()
+        let store = fixture.store
+        let note = try await store.createNote(title: "pages")
+        for index in 0..<9 { _ = try await store.addAttachment(to: note.id, data: Data("photo \(index)".utf8), filename: "\(index).txt") }
+        let whole = try await store.attachments(of: note.id)
+        var paged: [StoredAttachment] = []
+        var page = try await store.attachments(of: note.id, after: nil, limit: 4)
+        while !page.isEmpty {
+            paged += page
+            page = try await store.attachments(of: note.id, after: page.last!.position, limit: 4)
+        }
+        #expect(paged.map(\.id) == whole.map(\.id))
+        #expect(try await store.attachments(of: note.id, after: 8, limit: 4).isEmpty)
+        let missing = NoteID.make()
+        await #expect(throws: AttachmentStore.Error.noteNotFound(missing.rawValue)) {
+            _ = try await store.attachments(of: missing, after: nil, limit: 4)
+        }
+    }
+
     @Test("ids can be given as unique prefixes; ambiguity and unknown ids are typed errors")
     func identifierPrefixes() async throws {
         let fixture = try await StoreFixture()

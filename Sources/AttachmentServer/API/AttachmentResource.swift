@@ -73,9 +73,11 @@ struct AttachmentResource: ResponseCodable, Equatable {
     }
 }
 
-/// The attachments of one note, in order.
+/// The attachments of one note, in order: all of them, or one page with the address of the
+/// next (`nil` on the last page, and when the list was not paged).
 struct AttachmentList: ResponseCodable {
     var attachments: [AttachmentResource]
+    var next: String?
 }
 
 /// The one rule for what a viewer shows: the original, or the display rendition.

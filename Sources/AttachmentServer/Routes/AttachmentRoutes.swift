@@ -1,3 +1,4 @@
+import Foundation
 import AttachmentStore
 import Hummingbird
 
@@ -6,6 +7,11 @@ import Hummingbird
 struct AttachmentRoutes {
     let dependencies: ServerDependencies
     private var store: AttachmentStore { dependencies.store }
+
+    /// The page size of `GET /api/notes/{id}/attachments?after=` without a `limit`.
+    static let defaultLimit = 100
+    /// The largest page of attachments a client may ask for.
+    static let maximumLimit = 500
 
     func register(on api: some RouterMethods<AppRequestContext>) {
         api.get("notes/:id/attachments", use: list)
@@ -25,8 +31,23 @@ struct AttachmentRoutes {
             }
             return state
         }
-        let attachments = try await store.attachments(of: try NoteRoutes.noteID(context))
-        return AttachmentList(attachments: attachments.filter { wanted == nil || $0.state == wanted }.map(resource))
+        let note = try NoteRoutes.noteID(context)
+        let query = request.uri.queryParameters
+        let after = try query.get("after").map { try NoteRoutes.integer($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
+        guard query.get("limit") != nil || after != nil else {
+            let attachments = try await store.attachments(of: note)
+            return AttachmentList(attachments: attachments.filter { wanted == nil || $0.state == wanted }.map(resource))
+        }
+        let limit = try NoteRoutes.integer(query.get("limit"), name: "limit", default: Self.defaultLimit, range: 1...Self.maximumLimit)
+        let page = try await store.attachments(of: note, after: after, limit: limit)
+        var next: String?
+        if page.count == limit, let last = page.last {
+            var items = URLComponents()
+            items.queryItems = [URLQueryItem(name: "limit", value: String(limit)), URLQueryItem(name: "after", value: String(last.position))]
+            if let wanted { items.queryItems?.append(URLQueryItem(name: "state", value: wanted.rawValue)) }
+            next = "/api/notes/\(note.rawValue)/attachments?" + (items.percentEncodedQuery ?? "")
+        }
+        return AttachmentList(attachments: page.filter { wanted == nil || $0.state == wanted }.map(resource), next: next)
     }
 
     /// Streams the upload into the store. One file answers 201 with the attachment; a form

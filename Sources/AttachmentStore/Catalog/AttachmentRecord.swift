@@ -135,14 +135,16 @@ struct AttachmentRow: Sendable {
         state = BlobRecord.State(rawValue: try row.requiredString("blobState")) ?? .remote
     }
 
-    /// Rows joined as ``AttachmentRow`` expects, filtered by `condition` and ordered by note then position.
-    static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = []) throws -> [AttachmentRow] {
+    /// Rows joined as ``AttachmentRow`` expects, filtered by `condition`, ordered by note then
+    /// position, at most `limit` of them.
+    static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = [],
+                         limit: Int? = nil) throws -> [AttachmentRow] {
         try db.query("""
             SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE \(condition)
             ORDER BY attachment.noteId, attachment.position
-            """, arguments).map(AttachmentRow.init(row:))
+            """ + (limit == nil ? "" : " LIMIT ?"), arguments + (limit.map { [.integer(Int64($0))] } ?? [])).map(AttachmentRow.init(row:))
     }
 
     /// The public value.
