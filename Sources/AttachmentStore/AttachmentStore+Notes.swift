@@ -52,7 +52,7 @@ extension AttachmentStore {
 
     /// Notes, most recently updated first (then by id), optionally only those whose title or
     /// body contains `text`, paged by `limit` and `offset`. For deep pages, prefer
-    /// ``notes(matching:limit:after:)`` with the ``NoteCursor`` of the last note shown.
+    /// ``notes(matching:limit:offset:after:)`` with the ``NoteCursor`` of the last note shown.
     public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0) async throws -> [Note] {
         try await catalog.read { db in
             try NoteRecord.page(matching: text, limit: limit, offset: offset, in: db).map(\.note)
