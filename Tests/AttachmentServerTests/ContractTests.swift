@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Where the server and `/openapi.yaml` could disagree, the server follows HTTP and the document.
-@Suite("The API keeps its contract", .timeLimit(.minutes(1)))
+@Suite("The API keeps its contract", .timeLimit(.minutes(3)))
 struct ContractTests {
     @Test("a method a path does not take is a 405 naming the ones it does; an unknown path stays a 404")
     func methodNotAllowed() async throws {

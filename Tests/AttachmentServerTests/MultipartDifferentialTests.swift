@@ -13,7 +13,7 @@ import Testing
 /// means, so both read the same bodies — with random boundaries, parts full of near-misses of
 /// the delimiter, cut into random chunks — and must agree with each other and with what was
 /// encoded. The seed is printed with any failure.
-@Suite("Multipart reader against multipart-kit", .timeLimit(.minutes(2)))
+@Suite("Multipart reader against multipart-kit", .timeLimit(.minutes(3)))
 struct MultipartDifferentialTests {
     /// A small deterministic generator (SplitMix64), so a failing case can be replayed from its seed.
     struct Generator: RandomNumberGenerator {

@@ -101,7 +101,7 @@ struct SecurityTests {
     }
 }
 
-@Suite("Cross-site writes", .timeLimit(.minutes(1)))
+@Suite("Cross-site writes", .timeLimit(.minutes(3)))
 struct CrossSiteWriteTests {
     @Test("a write a browser sends from another site is refused; same-site and non-browser writes pass")
     func crossSiteWritesAreRefused() async throws {
