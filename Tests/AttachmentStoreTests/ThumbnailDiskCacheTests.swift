@@ -26,7 +26,7 @@ struct ThumbnailDiskCacheTests {
     @Test("a thumbnail read back from disk by a fresh store is byte-identical, with its type and size, and renders nothing")
     func diskHitNeedsNoRender() async throws {
         let (fixture, photo, thumbnail, _) = try await Self.storeWithCachedThumbnail()
-        let reopened = try await AttachmentStore.open(at: fixture.store.directory, configuration: Self.configuration())
+        let reopened = try await AttachmentStore.open(at: fixture.store.directory, configuration: fixture.store.configuration)
         let again = try await reopened.thumbnail(for: photo.id)
         #expect(again == thumbnail)
         #expect(reopened.thumbnailStatistics.diskHits == 1)
@@ -49,7 +49,7 @@ struct ThumbnailDiskCacheTests {
         }
         try file.write(to: URL(filePath: path))
 
-        let reopened = try await AttachmentStore.open(at: fixture.store.directory, configuration: Self.configuration())
+        let reopened = try await AttachmentStore.open(at: fixture.store.directory, configuration: fixture.store.configuration)
         #expect(try await reopened.thumbnail(for: photo.id) == thumbnail)
         #expect(reopened.thumbnailStatistics.diskHits == 0)
         #expect(reopened.thumbnailStatistics.rendersStarted == 1)
