@@ -28,6 +28,8 @@ let package = Package(
         // TLS for PostgreSQL catalogs and https peers (NIOSSL, also under AsyncHTTPClient and HummingbirdTLS).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        // Typed error numbers (`Errno`) for the cause a store error carries; already under swift-nio.
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         // AttachmentClient's JSON operations, generated from the server's openapi.yaml (issue 16).
@@ -95,6 +97,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // A small S3 client (SigV4, multipart, listing) for the scale-out blob store of issue 8.
@@ -214,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentServerTests",
             dependencies: [
-                "AttachmentServer", "AttachmentStore", "AttachmentSync", "AttachmentClient", "TestSupport",
+                "AttachmentServer", "AttachmentStore", "AttachmentSync", "AttachmentClient", "TestSupport", "CatalogSQL",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,7 +10,8 @@ extension ServerError {
     /// | `notAvailableLocally` | 409 | `not_available_locally` |
     /// | `invalidArgument` | 400 | `invalid_argument` |
     /// | `notAnImage`, `imageUnreadable`, `imageTooLarge` | 422 | `not_an_image`, `image_unreadable`, `image_too_large` |
-    /// | `writeFailed` | 507 | `storage_failed` |
+    /// | `writeFailed` whose cause is a full disk or quota | 507 | `storage_failed` |
+    /// | `writeFailed` for any other cause (permissions, a concurrent writer) | 500 | `storage_failed` |
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
     /// | `catalogUnavailable` (PostgreSQL down or restarting) | 503 | `catalog_unavailable` |
     /// | `upload` | 404, 410, 409, 423, 413, 460, 400 | see the `ResumableUploadError` initialiser |
@@ -34,17 +35,19 @@ extension ServerError {
             self.init(.unprocessableContent, code: "image_too_large", message: "the image of attachment \(id) is too large to decode: \(reason)")
         case .ambiguousIdentifier(let prefix, _):
             self.init(.notFound, code: "not_found", message: "\(prefix) is not a full identifier")
-        case .writeFailed(_, let reason):
-            self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "storage_failed", message: "the store could not write: \(reason)")
+        case .writeFailed(_, let cause) where cause.isOutOfSpace:
+            self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "storage_failed", message: "the store's disk is full, nothing was stored: \(cause)")
+        case .writeFailed(_, let cause):
+            self.init(.internalServerError, code: "storage_failed", message: "the store could not write, nothing was stored: \(cause)")
         case .blobMissing, .hashMismatch, .catalogDamaged:
             self.init(.internalServerError, code: "store_damaged",
                       message: "the stored bytes are damaged or missing; run `attach verify`")
         case .objectStore(let failure):
             self.init(.serviceUnavailable, code: "blob_storage_unavailable",
                       message: "the object store holding the originals failed, nothing was stored or changed: \(failure)")
-        case .catalogUnavailable(let reason):
+        case .catalogUnavailable(let cause):
             self.init(.serviceUnavailable, code: "catalog_unavailable",
-                      message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(reason))")
+                      message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(cause.message))")
         case .upload(let failure):
             self.init(failure)
         case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .catalogFromNewerRelease, .blobStorageMismatch:

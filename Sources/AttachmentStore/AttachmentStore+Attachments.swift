@@ -12,8 +12,8 @@ extension AttachmentStore {
     ///   - filename: the name to show; defaults to the file's own name.
     ///   - metadata: any string pairs to keep with the attachment.
     ///   - progress: called from a background thread with the bytes copied so far.
-    /// - Throws: ``Error/noteNotFound(_:)``, ``Error/sourceUnreadable(path:reason:)``,
-    ///   ``Error/sourceNotAFile(path:)``, ``Error/writeFailed(path:reason:)``. On any error the
+    /// - Throws: ``Error/noteNotFound(_:)``, ``Error/sourceUnreadable(path:cause:)``,
+    ///   ``Error/sourceNotAFile(path:)``, ``Error/writeFailed(path:cause:)``. On any error the
     ///   store is left as it was.
     public func addAttachment(
         to note: NoteID, fromFile url: URL, filename: String? = nil, metadata: [String: String] = [:],

@@ -24,7 +24,7 @@ extension AttachmentStore {
     ///   - destination: a missing or empty folder, or an earlier backup of this store.
     ///   - progress: called after each original.
     /// - Throws: ``Error/invalidArgument(_:)`` for a destination that is the store itself or holds
-    ///   something else; ``Error/writeFailed(path:reason:)``. (A PostgreSQL catalog is exported
+    ///   something else; ``Error/writeFailed(path:cause:)``. (A PostgreSQL catalog is exported
     ///   row for row into the backup's SQLite catalog.)
     public func backup(to destination: URL, progress: (@Sendable (BackupProgress) -> Void)? = nil) async throws -> BackupReport {
         let target = StoreLayout(directory: destination)
@@ -64,7 +64,7 @@ extension AttachmentStore {
             // The photos are the owner's alone, in a backup as in the store.
             guard chmod(target.root, 0o700) == 0 else { throw SystemError("chmod \(target.root)") }
         } catch {
-            throw .writeFailed(path: target.root, reason: error.reason)
+            throw .writeFailed(path: target.root, cause: .system(error))
         }
     }
 
@@ -144,14 +144,14 @@ extension AttachmentStore {
     }
 
     /// Runs `body` on the blocking pool, reporting a failed system call or SQLite error as
-    /// ``Error/writeFailed(path:reason:)`` on the backup.
+    /// ``Error/writeFailed(path:cause:)`` on the backup.
     private static func writingBackup<T: Sendable>(_ target: StoreLayout, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
             return try await BlockingPool.run(body)
         } catch let error as SystemError {
-            throw Error.writeFailed(path: target.root, reason: error.reason)
+            throw Error.writeFailed(path: target.root, cause: .system(error))
         } catch let error as DatabaseError {
-            throw Error.writeFailed(path: target.root, reason: "the catalog snapshot failed: \(error.message ?? error.description)")
+            throw Error.writeFailed(path: target.root, cause: .database(SQLiteCatalogDatabase.classified(error)))
         }
     }
 

@@ -1,3 +1,4 @@
+import CatalogSQL
 import Foundation
 
 extension AttachmentStore {
@@ -15,29 +16,30 @@ extension AttachmentStore {
         case attachmentNotFound(String)
         /// An identifier prefix matches more than one record.
         case ambiguousIdentifier(prefix: String, matches: [String])
-        /// The input file does not exist or cannot be opened or read.
-        case sourceUnreadable(path: String, reason: String)
+        /// The input file does not exist or cannot be opened or read; `cause` says why.
+        case sourceUnreadable(path: String, cause: Cause)
         /// The input is a directory, device or socket where a regular file was expected.
         case sourceNotAFile(path: String)
-        /// Writing into the store failed (disk full, file too large, permissions).
-        case writeFailed(path: String, reason: String)
+        /// Writing into the store failed; `cause` says why (a full disk, permissions, a
+        /// concurrent writer of the same file).
+        case writeFailed(path: String, cause: Cause)
         /// The attachment's record is here but its bytes are on another peer.
         case notAvailableLocally(AttachmentID)
         /// A blob the catalog references is missing on disk: the store is damaged.
         case blobMissing(BlobHash)
         /// Bytes read back do not hash to their name: the store or a transfer is damaged.
         case hashMismatch(expected: BlobHash, actual: BlobHash)
-        /// The catalog database refused an operation.
-        case catalog(String)
+        /// The catalog database refused an operation; the database's own error is the cause.
+        case catalog(SQLDatabaseError)
         /// The catalog's database is damaged or not a database at all.
-        case catalogDamaged(String)
+        case catalogDamaged(SQLDatabaseError)
         /// The catalog's database server cannot be reached (PostgreSQL down or restarting);
         /// nothing was changed, and the same call can succeed once it is back.
-        case catalogUnavailable(String)
+        case catalogUnavailable(SQLDatabaseError)
         /// The catalog was migrated by a newer release of attach, whose schema this one may not
         /// read correctly; it was refused before anything was changed. The message names both
         /// releases.
-        case catalogFromNewerRelease(String)
+        case catalogFromNewerRelease(SQLDatabaseError)
         /// An argument was out of range or malformed.
         case invalidArgument(String)
         /// The attachment is not an image the store can read, so it has no thumbnail.
@@ -69,26 +71,26 @@ extension AttachmentStore {
             case .ambiguousIdentifier(let prefix, let matches):
                 let shown = matches.prefix(5).joined(separator: ", ")
                 return "\(prefix) matches \(matches.count) records (\(shown)); give more characters"
-            case .sourceUnreadable(let path, let reason):
-                return "cannot read \(path): \(reason)"
+            case .sourceUnreadable(let path, let cause):
+                return "cannot read \(path): \(cause)"
             case .sourceNotAFile(let path):
                 return "\(path) is not a regular file"
-            case .writeFailed(let path, let reason):
-                return "cannot write \(path): \(reason); nothing was stored"
+            case .writeFailed(let path, let cause):
+                return "cannot write \(path): \(cause); nothing was stored"
             case .notAvailableLocally(let id):
                 return "the bytes of attachment \(id) are not on this machine yet (a peer has them)"
             case .blobMissing(let hash):
                 return "blob \(hash) is referenced but missing on disk"
             case .hashMismatch(let expected, let actual):
                 return "bytes of blob \(expected) hash to \(actual); the copy is damaged"
-            case .catalog(let message):
-                return "catalog error: \(message)"
-            case .catalogDamaged(let message):
-                return "the catalog is damaged (\(message))"
-            case .catalogUnavailable(let message):
-                return "the catalog database cannot be reached (\(message)); nothing was changed, try again when it is back"
-            case .catalogFromNewerRelease(let message):
-                return message
+            case .catalog(let cause):
+                return "catalog error: \(cause.message)"
+            case .catalogDamaged(let cause):
+                return "the catalog is damaged (\(cause.message))"
+            case .catalogUnavailable(let cause):
+                return "the catalog database cannot be reached (\(cause.message)); nothing was changed, try again when it is back"
+            case .catalogFromNewerRelease(let cause):
+                return cause.message
             case .invalidArgument(let message):
                 return message
             case .notAnImage(let id):

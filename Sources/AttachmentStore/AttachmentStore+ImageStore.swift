@@ -6,7 +6,7 @@ extension AttachmentStore {
     ///
     /// A small key-value convenience on the same machinery as attachments: the bytes become a
     /// content-addressed blob, the key a catalog row, and the bytes also go to a memory cache.
-    /// - Throws: ``Error/writeFailed(path:reason:)`` and catalog errors; on error the previous
+    /// - Throws: ``Error/writeFailed(path:cause:)`` and catalog errors; on error the previous
     ///   value stays.
     public func setImage(_ data: Data, forKey key: String) async throws {
         let blob = try await ingest(.data(data))
@@ -36,7 +36,7 @@ extension AttachmentStore {
 
     /// Removes the image stored under `key` from memory and disk. Removing a missing key is not
     /// an error. The bytes stay on disk only while an attachment or another key shares them.
-    /// - Throws: ``Error/writeFailed(path:reason:)`` when the file cannot be removed (the key is
+    /// - Throws: ``Error/writeFailed(path:cause:)`` when the file cannot be removed (the key is
     ///   then still there), and catalog errors.
     public func deleteImage(forKey key: String) async throws {
         imageCache.removeValue(forKey: key)

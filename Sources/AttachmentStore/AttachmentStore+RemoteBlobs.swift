@@ -49,7 +49,7 @@ public struct BlobSample: Sendable, Equatable {
 
 extension AttachmentStore {
     /// Starts (or resumes) receiving the bytes of a remote blob.
-    /// - Throws: ``Error/writeFailed(path:reason:)`` when another download of it is running.
+    /// - Throws: ``Error/writeFailed(path:cause:)`` when another download of it is running.
     package func blobDownload(for hash: BlobHash, byteCount: Int64) async throws -> BlobDownload {
         try await BlockingPool.run { try BlobDownload(store: self, hash: hash, expectedSize: byteCount) }
     }

@@ -22,7 +22,7 @@ extension AttachmentStore {
     ///     (none by default).
     ///   - lifetime: how long the upload is kept after it last received bytes.
     /// - Throws: ``Error/noteNotFound(_:)``; ``Error/upload(_:)`` with
-    ///   ``ResumableUploadError/invalidLength(_:)``; ``Error/writeFailed(path:reason:)``.
+    ///   ``ResumableUploadError/invalidLength(_:)``; ``Error/writeFailed(path:cause:)``.
     public func createUpload(
         for note: NoteID, filename: String, length: Int64, metadata: [String: String] = [:],
         attachmentMetadata: [String: String] = [:], lifetime: Duration = defaultUploadLifetime
@@ -139,7 +139,7 @@ extension AttachmentStore {
             do {
                 return try body(folder)
             } catch let error as SystemError {
-                throw Error.writeFailed(path: folder.path, reason: error.reason)
+                throw Error.writeFailed(path: folder.path, cause: .system(error))
             }
         }
     }

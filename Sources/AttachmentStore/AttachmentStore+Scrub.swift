@@ -78,7 +78,7 @@ extension AttachmentStore {
             do throws(SystemError) {
                 try backend.quarantine(hash, into: folder)
             } catch {
-                throw Error.writeFailed(path: folder, reason: error.reason)
+                throw Error.writeFailed(path: folder, cause: .system(error))
             }
             return true
         }

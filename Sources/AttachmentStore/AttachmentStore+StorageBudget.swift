@@ -75,7 +75,7 @@ extension AttachmentStore {
             do throws(SystemError) {
                 return try LeastRecentlyRead.trim(folder, to: limit, grace: grace)
             } catch {
-                throw Error.writeFailed(path: folder, reason: error.reason)
+                throw Error.writeFailed(path: folder, cause: .system(error))
             }
         }
     }
@@ -127,7 +127,7 @@ extension AttachmentStore {
             do throws(SystemError) {
                 try POSIXFile.remove(path)
             } catch {
-                throw Error.writeFailed(path: path, reason: error.reason)
+                throw Error.writeFailed(path: path, cause: .system(error))
             }
         }
     }

@@ -134,7 +134,7 @@ extension AttachmentStore {
         do {
             try await BlockingPool.run { try disk.removeAll() }
         } catch {
-            throw Error.writeFailed(path: disk.root, reason: String(describing: error))
+            throw Error.writeFailed(path: disk.root, cause: .init(error))
         }
     }
 

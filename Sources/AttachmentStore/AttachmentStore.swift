@@ -110,7 +110,7 @@ public final class AttachmentStore: Sendable {
 
     /// Opens the store at `directory`, creating it first when the directory is missing or empty.
     /// - Throws: ``Error/notAStore(path:reason:)`` when the directory holds something else,
-    ///   ``Error/writeFailed(path:reason:)`` when it cannot be created.
+    ///   ``Error/writeFailed(path:cause:)`` when it cannot be created.
     public static func create(at directory: URL, configuration: Configuration = Configuration()) async throws -> AttachmentStore {
         let (layout, database) = try await BlockingPool.run { () throws -> (StoreLayout, any SQLDatabase) in
             let layout = StoreLayout(directory: directory)

@@ -55,7 +55,7 @@ struct StoreLayout: Sendable {
                 try POSIXFile.makeDirectories(path)
             }
         } catch {
-            throw .writeFailed(path: root, reason: error.reason)
+            throw .writeFailed(path: root, cause: .system(error))
         }
     }
 
@@ -72,14 +72,14 @@ struct StoreLayout: Sendable {
                 throw .notAStore(path: root, reason: "the directory is not empty; choose an empty or new one")
             }
             // An empty folder becomes a store: its owner's alone, like one the store creates.
-            guard chmod(root, 0o700) == 0 else { throw .writeFailed(path: root, reason: SystemError("chmod \(root)").reason) }
+            guard chmod(root, 0o700) == 0 else { throw .writeFailed(path: root, cause: .system(SystemError("chmod \(root)"))) }
         }
         do throws(SystemError) {
             for path in [root, blobsPath, temporaryPath] {
                 try POSIXFile.makeDirectories(path)
             }
         } catch {
-            throw .writeFailed(path: root, reason: error.reason)
+            throw .writeFailed(path: root, cause: .system(error))
         }
     }
 }

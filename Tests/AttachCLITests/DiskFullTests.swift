@@ -186,6 +186,8 @@ struct DiskFullTests {
         #expect(errorLines.count == 1, "\(outcome.stderr)")
         #expect(errorLines.first?.contains("photo-30.jpg") == true, "\(outcome.stderr)")
         #expect(errorLines.first?.contains("No space left on device") == true, "\(outcome.stderr)")
+        // The advice comes from the cause (the system's ENOSPC), not from the message's words.
+        #expect(errorLines.first?.contains("`attach gc`") == true, "\(outcome.stderr)")
         #expect(try await Attach.snapshot(store) == before)
 
         try disk.resize(mebibytes: 32)

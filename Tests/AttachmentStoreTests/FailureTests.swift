@@ -43,7 +43,7 @@ struct FailureTests {
             try await fixture.store.addAttachment(to: note.id, fromFile: folder)
         }
         let missing = fixture.directory.appending("missing.jpg")
-        await #expect(throws: AttachmentStore.Error.sourceUnreadable(path: missing.path(percentEncoded: false), reason: "No such file or directory")) {
+        await #expect(throws: AttachmentStore.Error.sourceUnreadable(path: missing.path(percentEncoded: false), cause: .system(SystemError("open", code: ENOENT)))) {
             try await fixture.store.addAttachment(to: note.id, fromFile: missing)
         }
         #expect(try await fixture.blobAndTemporaryFiles().isEmpty)

@@ -68,7 +68,8 @@ struct UpgradeTests {
             do {
                 _ = try await AttachmentStore.open(at: copy)
                 Issue.record("attempt \(attempt): the catalog from 9.1.0 was opened")
-            } catch AttachmentStore.Error.catalogFromNewerRelease(let message) {
+            } catch AttachmentStore.Error.catalogFromNewerRelease(let cause) {
+                let message = cause.message
                 #expect(message.contains("attach 9.1.0"), "\(message)")
                 #expect(message.contains("attach \(SchemaHistory.release)"), "\(message)")
                 #expect(message.contains("v99: from the future"), "\(message)")

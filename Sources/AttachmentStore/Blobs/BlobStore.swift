@@ -69,7 +69,7 @@ struct BlobStore: Sendable {
             try POSIXFile.syncDirectory(directory)
             return .installed
         } catch {
-            throw AttachmentStore.Error.writeFailed(path: root, reason: error.reason)
+            throw AttachmentStore.Error.writeFailed(path: root, cause: .system(error))
         }
     }
 
@@ -100,7 +100,7 @@ struct BlobStore: Sendable {
             try POSIXFile.remove(path(for: hash))
             try POSIXFile.remove(materializedPath(for: hash))
         } catch {
-            throw .writeFailed(path: root, reason: error.reason)
+            throw .writeFailed(path: root, cause: .system(error))
         }
     }
 
@@ -111,12 +111,12 @@ struct BlobStore: Sendable {
         guard source >= 0 else {
             let error = SystemError("open")
             if error.code == EISDIR { throw AttachmentStore.Error.sourceNotAFile(path: path) }
-            throw AttachmentStore.Error.sourceUnreadable(path: path, reason: error.reason)
+            throw AttachmentStore.Error.sourceUnreadable(path: path, cause: .system(error))
         }
         defer { close(source) }
         var info = stat()
         guard fstat(source, &info) == 0 else {
-            throw AttachmentStore.Error.sourceUnreadable(path: path, reason: SystemError("fstat").reason)
+            throw AttachmentStore.Error.sourceUnreadable(path: path, cause: .system(SystemError("fstat")))
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw AttachmentStore.Error.sourceNotAFile(path: path) }
         _ = fcntl(source, F_SETFL, fcntl(source, F_GETFL) & ~O_NONBLOCK)
@@ -133,7 +133,7 @@ struct BlobStore: Sendable {
                 do {
                     count = try POSIXFile.read(source, into: buffer)
                 } catch {
-                    throw AttachmentStore.Error.sourceUnreadable(path: path, reason: error.reason)
+                    throw AttachmentStore.Error.sourceUnreadable(path: path, cause: .system(error))
                 }
                 if count == 0 { break }
                 try writer.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))

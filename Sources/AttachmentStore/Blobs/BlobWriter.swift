@@ -34,7 +34,7 @@ final class BlobWriter: Sendable {
         do throws(SystemError) {
             fd = try POSIXFile.createLocked(named: name, in: temporaryDirectory)
         } catch {
-            throw .writeFailed(path: storePath, reason: error.reason)
+            throw .writeFailed(path: storePath, cause: .system(error))
         }
         let path = temporaryDirectory + "/" + name
         self.temporaryPath = path
@@ -48,11 +48,11 @@ final class BlobWriter: Sendable {
     func append(_ bytes: UnsafeRawBufferPointer) throws(AttachmentStore.Error) {
         let storePath = self.storePath
         try state.withLock { (state: inout State?) throws(AttachmentStore.Error) in
-            guard var current = state else { throw .writeFailed(path: storePath, reason: "ingest already finished") }
+            guard var current = state else { throw .writeFailed(path: storePath, cause: .condition("ingest already finished")) }
             do throws(SystemError) {
                 try POSIXFile.writeAll(current.fd, bytes)
             } catch {
-                throw .writeFailed(path: storePath, reason: error.reason)
+                throw .writeFailed(path: storePath, cause: .system(error))
             }
             current.hasher.update(bufferPointer: bytes)
             current.byteCount += Int64(bytes.count)
@@ -74,7 +74,7 @@ final class BlobWriter: Sendable {
         let storePath = self.storePath
         let path = temporaryPath
         return try state.withLock { (state: inout State?) throws(AttachmentStore.Error) -> StagedBlob in
-            guard let current = state else { throw .writeFailed(path: storePath, reason: "ingest already finished") }
+            guard let current = state else { throw .writeFailed(path: storePath, cause: .condition("ingest already finished")) }
             state = nil
             return StagedBlob(
                 temporaryPath: path, descriptor: current.fd, storePath: storePath,

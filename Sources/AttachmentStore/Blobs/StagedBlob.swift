@@ -47,7 +47,7 @@ final class StagedBlob: Sendable {
             do throws(SystemError) {
                 try POSIXFile.sync(fd)
             } catch {
-                throw .writeFailed(path: storePath, reason: error.reason)
+                throw .writeFailed(path: storePath, cause: .system(error))
             }
             state.durable = true
         }

@@ -79,18 +79,18 @@ final class Catalog: Sendable {
         } catch let error as SQLDatabaseError {
             throw storeError(error)
         } catch let error as SQLDecodingError {
-            throw AttachmentStore.Error.catalog(error.description)
+            throw AttachmentStore.Error.catalog(SQLDatabaseError(.other, error.description))
         }
     }
 
     /// The store error a database failure means for a user.
     static func storeError(_ error: SQLDatabaseError) -> AttachmentStore.Error {
         switch error.kind {
-        case .full: .writeFailed(path: "catalog", reason: "No space left on device")
-        case .corrupt: .catalogDamaged(error.message)
-        case .unavailable: .catalogUnavailable(error.message)
-        case .newerSchema: .catalogFromNewerRelease(error.message)
-        case .constraint, .other: .catalog(error.message)
+        case .full: .writeFailed(path: "catalog", cause: .database(error))
+        case .corrupt: .catalogDamaged(error)
+        case .unavailable: .catalogUnavailable(error)
+        case .newerSchema: .catalogFromNewerRelease(error)
+        case .constraint, .other: .catalog(error)
         }
     }
 }

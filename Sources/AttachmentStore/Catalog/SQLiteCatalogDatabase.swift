@@ -34,11 +34,15 @@ final class SQLiteCatalogDatabase: SQLDatabase {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrate(pool)
         } catch let error as SQLDatabaseError where error.kind == .newerSchema {
-            throw .catalogFromNewerRelease(error.message)
+            throw .catalogFromNewerRelease(error)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
+        } catch let error as DatabaseError {
+            throw .catalog(Self.classified(error))
+        } catch let error as SQLDatabaseError {
+            throw .catalog(error)
         } catch {
-            throw .catalog(String(describing: error))
+            throw .catalog(SQLDatabaseError(.other, String(describing: error)))
         }
     }
 

@@ -37,7 +37,7 @@ public struct AttachmentContent: Sendable {
     /// Copies the bytes to `destination`, checking their hash on the way, and only then
     /// renames the copy into place (an existing file there is replaced whole or not at all).
     /// - Throws: ``AttachmentStore/Error/hashMismatch(expected:actual:)`` when the stored copy is
-    ///   damaged (nothing is written), ``AttachmentStore/Error/writeFailed(path:reason:)``.
+    ///   damaged (nothing is written), ``AttachmentStore/Error/writeFailed(path:cause:)``.
     public func write(to destination: URL) async throws {
         let source = fileURL.path(percentEncoded: false)
         let target = destination.standardizedFileURL.path(percentEncoded: false)
@@ -52,7 +52,7 @@ public struct AttachmentContent: Sendable {
         defer { reader.close() }
         let partial = target + ".attach-partial-\(getpid())"
         let output = open(partial, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o666)  // a copy for the user: their umask decides
-        guard output >= 0 else { throw AttachmentStore.Error.writeFailed(path: target, reason: SystemError("open").reason) }
+        guard output >= 0 else { throw AttachmentStore.Error.writeFailed(path: target, cause: .system(SystemError("open"))) }
         var hasher = SHA256()
         do {
             defer { close(output) }
@@ -67,7 +67,7 @@ public struct AttachmentContent: Sendable {
             guard rename(partial, target) == 0 else { throw SystemError("rename") }
         } catch {
             unlink(partial)
-            if let error = error as? SystemError { throw AttachmentStore.Error.writeFailed(path: target, reason: error.reason) }
+            if let error = error as? SystemError { throw AttachmentStore.Error.writeFailed(path: target, cause: .system(error)) }
             throw error
         }
     }

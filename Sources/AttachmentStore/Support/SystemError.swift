@@ -1,26 +1,36 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
 
-/// A failed system call: which one, on what, and `strerror`'s words for `errno`.
-struct SystemError: Swift.Error, Sendable, CustomStringConvertible {
+/// A failed system call: which one, and the operating system's error number.
+///
+/// Store errors that come from the file system carry one as their cause
+/// (``AttachmentStore/Error/Cause/system(_:)``), so a program can tell a full disk from a
+/// permission problem without reading the message.
+public struct SystemError: Swift.Error, Sendable, Hashable, CustomStringConvertible {
     /// The POSIX error number.
-    let code: Int32
+    public let code: Int32
     /// The call that failed (`open`, `write`, `rename` ...).
-    let call: String
+    public let call: String
 
-    /// Captures the current `errno`.
-    init(_ call: String, code: Int32 = errno) {
+    /// A failure of `call` with `code`; by default the current `errno`.
+    public init(_ call: String, code: Int32 = Glibc.errno) {
         self.call = call
         self.code = code
     }
 
-    /// `strerror` text, for example "No space left on device".
-    var reason: String { String(cString: strerror(code)) }
+    /// The error number as swift-system's `Errno`, for comparing against named values
+    /// (`.noSpace`, `.permissionDenied`).
+    public var errno: Errno { Errno(rawValue: code) }
 
-    var description: String { "\(call): \(reason)" }
+    /// `strerror` text, for example "No space left on device".
+    public var reason: String { errno.description }
+
+    /// The disk or the user's quota is full, or the file grew past the file system's limit.
+    public var isOutOfSpace: Bool { [.noSpace, .diskQuotaExceeded, .fileTooLarge].contains(errno) }
+
+    /// The user running the program may not do this here (permissions, a read-only mount).
+    public var isPermissionDenied: Bool { [.permissionDenied, .notPermitted, .readOnlyFileSystem].contains(errno) }
+
+    /// `call: reason`, for example "rename: No space left on device".
+    public var description: String { "\(call): \(reason)" }
 }

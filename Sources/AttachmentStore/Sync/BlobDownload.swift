@@ -82,24 +82,24 @@ public final class BlobDownload: Sendable {
                 Glibc.close(existing)
                 continue
             }
-            guard errno == ENOENT else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
+            guard errno == ENOENT else { throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("open"))) }
             do throws(SystemError) {
                 // New and empty, so writing at its end needs no O_APPEND.
                 return try POSIXFile.createLocked(named: name, in: directory)
             } catch where error.code == EEXIST {
                 continue  // another process created it meanwhile: open theirs
             } catch {
-                throw AttachmentStore.Error.writeFailed(path: path, reason: error.reason)
+                throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
             }
         }
-        throw AttachmentStore.Error.writeFailed(path: path, reason: "another download of this blob is in progress")
+        throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("another download of this blob is in progress"))
     }
 
     /// Bytes received so far, the resumed part included.
     public var receivedBytes: Int64 { received.withLock { $0 } }
 
     /// Appends bytes that follow what was received.
-    /// - Throws: ``AttachmentStore/Error/writeFailed(path:reason:)``, or
+    /// - Throws: ``AttachmentStore/Error/writeFailed(path:cause:)``, or
     ///   ``AttachmentStore/Error/invalidArgument(_:)`` when the peer sends more than the blob has.
     public func append<Bytes: DataProtocol & Sendable>(_ bytes: Bytes) async throws {
         let (path, expected) = (self.path, expectedSize)
@@ -109,12 +109,12 @@ public final class BlobDownload: Sendable {
                 throw AttachmentStore.Error.invalidArgument("the peer sent \(total) bytes for a blob of \(expected)")
             }
             try descriptor.withLock { fd in
-                guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, reason: "download closed") }
+                guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
                 let contiguous = [UInt8](bytes)
                 do {
                     try contiguous.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
                 } catch let error as SystemError {
-                    throw AttachmentStore.Error.writeFailed(path: path, reason: error.reason)
+                    throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
                 }
             }
             received.withLock { $0 = total }
@@ -143,7 +143,7 @@ public final class BlobDownload: Sendable {
                 defer { fd = nil }
                 return fd
             }
-            guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, reason: "download closed") }
+            guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
             // Only the first bytes, for sniffing: a blob of any size is never read whole.
             let head = try Self.head(of: path, byteCount: size)
             return StagedBlob(temporaryPath: path, descriptor: fd, storePath: store.layout.root, hash: hash, byteCount: size, head: head)
@@ -155,11 +155,11 @@ public final class BlobDownload: Sendable {
     /// for appending only, so it is read through a descriptor of its own).
     private static func head(of path: String, byteCount: Int64) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("open").reason) }
+        guard fd >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("open"))) }
         defer { Glibc.close(fd) }
         var head = [UInt8](repeating: 0, count: Int(min(Int64(BlobWriter.headLength), byteCount)))
         let read = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard read >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("pread").reason) }
+        guard read >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("pread"))) }
         head.removeLast(head.count - read)
         return head
     }

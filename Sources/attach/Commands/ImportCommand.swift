@@ -83,7 +83,7 @@ struct ImportPlan {
         for input in inputs {
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: input, isDirectory: &isDirectory) else {
-                failures.append(.init(file: input, error: .sourceUnreadable(path: input, reason: "No such file or directory")))
+                failures.append(.init(file: input, error: .sourceUnreadable(path: input, cause: .system(SystemError("stat", code: ENOENT)))))
                 continue
             }
             guard isDirectory.boolValue else {
@@ -114,9 +114,9 @@ struct ImportOutcome {
         var file: String
         var error: AttachmentStore.Error
 
-        /// One line naming the file and the cause.
+        /// One line naming the file and the cause, with the command line's advice for it.
         var message: String {
-            let text = error.description
+            let text = error.description + (ErrorHint.hint(for: error).map { "; \($0)" } ?? "")
             return text.contains(file) ? text : "\(file): \(text)"
         }
 

@@ -27,7 +27,7 @@ struct ThumbCommand: AsyncParsableCommand {
         do {
             try thumbnail.data.write(to: URL(filePath: output), options: .atomic)
         } catch {
-            throw AttachmentStore.Error.writeFailed(path: output, reason: error.localizedDescription)
+            throw AttachmentStore.Error.writeFailed(path: output, cause: .init(error))
         }
         Console.out("\(output)  \(thumbnail.width)x\(thumbnail.height)  \(thumbnail.mediaType)  \(Formatting.bytes(Int64(thumbnail.data.count)))")
     }

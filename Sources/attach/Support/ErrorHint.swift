@@ -2,7 +2,7 @@ import AttachmentStore
 
 /// What a user of `attach` can do about a store error: the command to run or the option to
 /// pass. The library's messages say what went wrong; this is the one place that adds the
-/// command-line advice.
+/// command-line advice, chosen from the error and the cause it carries.
 enum ErrorHint {
     /// The advice for `error`, if the command line has any.
     static func hint(for error: AttachmentStore.Error) -> String? {
@@ -13,7 +13,20 @@ enum ErrorHint {
         case .blobMissing, .hashMismatch, .catalogDamaged: "run `attach verify`"
         case .blobStorageMismatch: "pass --blobs for the store's own location (or set ATTACH_BLOBS)"
         case .notAvailableLocally: "`attach fetch` brings them from a peer"
+        case .catalogUnavailable: "check that the PostgreSQL server --catalog names is running and reachable"
+        case .writeFailed(let path, let cause), .sourceUnreadable(let path, let cause): hint(for: cause, at: path)
         default: nil
         }
+    }
+
+    /// The advice for a file failure's cause at `path`.
+    private static func hint(for cause: AttachmentStore.Error.Cause, at path: String) -> String? {
+        if cause.isOutOfSpace {
+            return "free space on that disk: `attach gc` removes originals no note uses, and --max-local-bytes sets a budget"
+        }
+        if cause.isPermissionDenied {
+            return "the user running attach must be able to write \(path) (check its owner, mode and mount)"
+        }
+        return nil
     }
 }

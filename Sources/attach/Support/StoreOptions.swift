@@ -58,7 +58,7 @@ struct StoreOptions: ParsableArguments {
         do {
             return try await PostgresCatalogDatabase.connect(url: text, logger: logger)
         } catch let error as SQLDatabaseError where error.kind == .newerSchema {
-            throw AttachmentStore.Error.catalogFromNewerRelease(error.message)
+            throw AttachmentStore.Error.catalogFromNewerRelease(error)
         }
     }
 

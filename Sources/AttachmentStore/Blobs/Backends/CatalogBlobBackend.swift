@@ -22,7 +22,7 @@ struct CatalogBlobBackend: BlobBackend {
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
         if try BlobContentRecord.exists(staged.hash, in: db) { return .alreadyPresent }
         guard let bytes = FileManager.default.contents(atPath: staged.temporaryPath) else {
-            throw AttachmentStore.Error.writeFailed(path: files.root, reason: "the staged copy vanished")
+            throw AttachmentStore.Error.writeFailed(path: files.root, cause: .condition("the staged copy vanished"))
         }
         try BlobRecord.markPresent(staged.hash, byteCount: staged.byteCount, in: db)
         try BlobContentRecord.insert(staged.hash, bytes: bytes, in: db)
@@ -42,12 +42,18 @@ struct CatalogBlobBackend: BlobBackend {
             do throws(SystemError) {
                 try POSIXFile.makeDirectories(folder)
             } catch {
-                throw AttachmentStore.Error.writeFailed(path: folder, reason: error.reason)
+                throw AttachmentStore.Error.writeFailed(path: folder, cause: .system(error))
             }
             let partial = path + ".part-\(UUID().uuidString.prefix(8))"
-            guard FileManager.default.createFile(atPath: partial, contents: bytes), rename(partial, path) == 0 else {
+            guard FileManager.default.createFile(atPath: partial, contents: bytes) else {
+                let failure = SystemError("create")
                 unlink(partial)
-                throw AttachmentStore.Error.writeFailed(path: path, reason: String(cString: strerror(errno)))
+                throw AttachmentStore.Error.writeFailed(path: path, cause: .system(failure))
+            }
+            guard rename(partial, path) == 0 else {
+                let failure = SystemError("rename")
+                unlink(partial)
+                throw AttachmentStore.Error.writeFailed(path: path, cause: .system(failure))
             }
         }
         return path

@@ -68,7 +68,7 @@ struct FileBlobBackend: BlobBackend {
             do throws(SystemError) {
                 return try BackupBlobCopy.place(hash, byteCount: byteCount, from: source, into: backup)
             } catch {
-                throw AttachmentStore.Error.writeFailed(path: backup.root, reason: error.reason)
+                throw AttachmentStore.Error.writeFailed(path: backup.root, cause: .system(error))
             }
         }
     }

@@ -100,7 +100,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
             do throws(SystemError) {
                 try POSIXFile.makeDirectories(folder)
             } catch {
-                throw AttachmentStore.Error.writeFailed(path: folder, reason: error.reason)
+                throw AttachmentStore.Error.writeFailed(path: folder, cause: .system(error))
             }
         }
         do {
@@ -109,7 +109,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
                 let (actual, _) = try BlobFileScan.hash(fileAt: partial)
                 guard actual == hash else { throw AttachmentStore.Error.hashMismatch(expected: hash, actual: actual) }
                 guard rename(partial, path) == 0 else {
-                    throw AttachmentStore.Error.writeFailed(path: path, reason: SystemError("rename").reason)
+                    throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("rename")))
                 }
             }
             return path
@@ -217,7 +217,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
             do throws(SystemError) {
                 return try POSIXFile.createLocked(named: name, in: layout.temporaryPath)
             } catch {
-                throw AttachmentStore.Error.writeFailed(path: layout.root, reason: error.reason)
+                throw AttachmentStore.Error.writeFailed(path: layout.root, cause: .system(error))
             }
         }
         let outcome: Result<BlobDamage?, any Swift.Error>
@@ -276,7 +276,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
                 chmod(temporary, 0o400)
                 try BackupBlobCopy.moveIntoPlace(temporary, destination)
             } catch {
-                throw AttachmentStore.Error.writeFailed(path: backup.root, reason: error.reason)
+                throw AttachmentStore.Error.writeFailed(path: backup.root, cause: .system(error))
             }
         }
         return .copied
