@@ -35,12 +35,7 @@ extension AttachmentStore {
                                createdAt: note.createdAt, updatedAt: note.updatedAt, clock: ClockStamp(rawValue: note.clock)))
         case "attachment":
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first else { return nil }
-            let value = row.value
-            return .attachment(.init(
-                id: value.id, noteID: value.noteID, position: value.position, blobHash: value.blobHash,
-                byteCount: value.byteCount, mediaType: value.mediaType, filename: value.filename, image: value.image,
-                metadata: value.metadata, createdAt: value.createdAt, updatedAt: value.updatedAt,
-                clock: ClockStamp(rawValue: row.attachment.clock)))
+            return .attachment(.init(row.value, clock: ClockStamp(rawValue: row.attachment.clock)))
         default:
             return nil
         }
@@ -116,29 +111,27 @@ extension AttachmentStore {
     private enum AttachmentOutcome { case applied(newRemoteBlob: Bool), ignored }
 
     private static func applyAttachment(_ token: SyncChange.AttachmentToken, in db: any SQLTransaction) throws -> AttachmentOutcome {
-        guard try !TombstoneRecord.exists(entity: "attachment", id: token.id.rawValue, in: db),
-              try !TombstoneRecord.exists(entity: "note", id: token.noteID.rawValue, in: db) else { return .ignored }
-        if let local = try AttachmentRecord.fetch(token.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= token.clock {
+        var received = token.attachment
+        guard try !TombstoneRecord.exists(entity: "attachment", id: received.id.rawValue, in: db),
+              try !TombstoneRecord.exists(entity: "note", id: received.noteID.rawValue, in: db) else { return .ignored }
+        if let local = try AttachmentRecord.fetch(received.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= token.clock {
             return .ignored
         }
-        if try !NoteRecord.exists(token.noteID.rawValue, in: db) {
+        if try !NoteRecord.exists(received.noteID.rawValue, in: db) {
             // The note's own change comes in a later batch; until then it is an empty note
             // older than any real version of it.
-            var placeholder = NoteRecord(Note(id: token.noteID, title: "", body: "", createdAt: token.createdAt, updatedAt: token.createdAt))
+            var placeholder = NoteRecord(Note(id: received.noteID, title: "", body: "", createdAt: received.createdAt, updatedAt: received.createdAt))
             placeholder.clock = ClockStamp.origin.rawValue
             try placeholder.insert(db)
         }
         var newRemoteBlob = false
-        if try BlobRecord.fetch(token.blobHash.rawValue, in: db) == nil {
-            try BlobRecord(hash: token.blobHash.rawValue, byteCount: token.byteCount, state: .remote, createdAt: Date()).insert(db)
+        if try BlobRecord.fetch(received.blobHash.rawValue, in: db) == nil {
+            try BlobRecord(hash: received.blobHash.rawValue, byteCount: received.byteCount, state: .remote, createdAt: Date()).insert(db)
             newRemoteBlob = true
         }
-        try AttachmentRecord(
-            id: token.id.rawValue, noteId: token.noteID.rawValue, position: token.position, blobHash: token.blobHash.rawValue,
-            mediaType: try Self.mediaType(claimed: token.mediaType, blob: token.blobHash, in: db), filename: AttachmentStore.displayName(token.filename), width: token.image?.width,
-            height: token.image?.height, orientation: token.image?.orientation, metadata: token.metadata,
-            createdAt: token.createdAt, updatedAt: token.updatedAt, clock: token.clock.rawValue
-        ).save(db)
+        received.mediaType = try Self.mediaType(claimed: received.mediaType, blob: received.blobHash, in: db)
+        received.filename = AttachmentStore.displayName(received.filename)
+        try AttachmentRecord(received, clock: token.clock).save(db)
         return .applied(newRemoteBlob: newRemoteBlob)
     }
 

@@ -80,7 +80,7 @@ struct RemoteAttachmentTests {
         try await local.test { client in
             let response = try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .get)
             let resource = try JSON.decode(AttachmentResource.self, response)
-            #expect(!resource.available && resource.fetch == nil && resource.state == "remote")
+            #expect(!resource.available && resource.fetch == nil && resource.state == .remote)
             #expect(!String(buffer: response.body).contains("\"fetch\""))
         }
     }

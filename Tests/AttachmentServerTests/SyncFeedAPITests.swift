@@ -48,8 +48,8 @@ struct SyncFeedAPITests {
             guard case .note(let state) = batch.changes[0] else { Issue.record("first: \(batch.changes[0])"); return }
             #expect(state.id == note.id && state.title == "Trip" && state.body == "coast")
             guard case .attachment(let token) = batch.changes[1] else { Issue.record("second: \(batch.changes[1])"); return }
-            #expect(token.id == attachment.id && token.noteID == note.id)
-            #expect(token.blobHash == attachment.blobHash && token.byteCount == attachment.byteCount)
+            #expect(token.attachment.id == attachment.id && token.attachment.noteID == note.id)
+            #expect(token.attachment.blobHash == attachment.blobHash && token.attachment.byteCount == attachment.byteCount)
             guard case .tombstone(let tombstone) = batch.changes[2] else { Issue.record("third: \(batch.changes[2])"); return }
             #expect(tombstone.entity == "note" && tombstone.id == deleted.rawValue)
 

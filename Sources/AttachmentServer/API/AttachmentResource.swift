@@ -2,14 +2,15 @@ import AttachmentStore
 import Foundation
 import Hummingbird
 
-/// An attachment as the JSON API shows it, with the addresses of its bytes.
+/// An attachment as the JSON API shows it: the model's fields under the API's names, where its
+/// bytes are, and the addresses of its bytes.
+///
+/// It holds the ``Attachment`` itself; the JSON keys are the API's contract (`openapi.yaml`:
+/// `noteId`, `hash` as `sha256:<hex>`, `available`, the URLs) and are written here once, in
+/// ``encode(to:)`` and ``init(from:)``. The addresses are derived, never stored; the model's
+/// fields read through it (`resource.filename`).
+@dynamicMemberLookup
 struct AttachmentResource: ResponseCodable, Equatable {
-    struct Image: Codable, Equatable {
-        var width: Int
-        var height: Int
-        var orientation: Int
-    }
-
     /// How far the transfer of the bytes from a peer has come.
     struct FetchProgress: Codable, Equatable {
         /// Bytes received so far, counting those kept from an earlier transfer that was cut.
@@ -18,58 +19,89 @@ struct AttachmentResource: ResponseCodable, Equatable {
         var total: Int64
     }
 
-    var id: String
-    var noteId: String
-    var position: Int
-    var filename: String
-    var mediaType: String
-    var byteCount: Int64
-    /// `sha256:<hex>`, also the ETag of the original.
-    var hash: String
-    var image: Image?
-    var metadata: [String: String]
-    /// Whether the bytes can be read here at once (``state`` is `present`).
-    var available: Bool
-    /// Where the bytes are: `present`, `remote`, `fetching`, `evicted` or `damaged`.
-    var state: String
-    var createdAt: Date
-    var updatedAt: Date
-    /// The metadata address.
-    var url: String
-    /// The original bytes; `?v=<hash>` makes the address change with the content, so it is
-    /// cached as immutable.
-    var originalUrl: String
-    /// The thumbnail address without `size`, or `nil` when the attachment is not an image.
-    var thumbnailUrl: String?
-    /// What a viewer shows for an image: the original when every browser draws its type and it
-    /// is at most ``DisplayImage/largestOriginal``, else the 2048 px display rendition (upright,
-    /// sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too. `nil` when
-    /// the attachment is not an image.
-    var displayUrl: String?
+    /// The attachment shown; its ``Attachment/state`` is `fetching` while ``fetch`` is set.
+    var attachment: Attachment
     /// Present only while the bytes are being fetched from a peer (``available`` is false then).
     var fetch: FetchProgress?
 
     /// The resource of `attachment`, with `fetch` when a transfer of its bytes is under way.
     init(_ attachment: Attachment, fetch: FetchProgress? = nil) {
-        id = attachment.id.rawValue
-        noteId = attachment.noteID.rawValue
-        position = attachment.position
-        filename = attachment.filename
-        mediaType = attachment.mediaType
-        byteCount = attachment.byteCount
-        hash = "sha256:" + attachment.blobHash.rawValue
-        image = attachment.image.map { Image(width: $0.width, height: $0.height, orientation: $0.orientation) }
-        metadata = attachment.metadata
-        available = attachment.availability == .local
-        state = attachment.fetchedBytes != nil || fetch != nil ? Attachment.State.fetching.rawValue : attachment.state.rawValue
-        createdAt = attachment.createdAt
-        updatedAt = attachment.updatedAt
-        url = "/api/attachments/\(attachment.id.rawValue)"
-        originalUrl = "/api/attachments/\(attachment.id.rawValue)/original?v=\(attachment.blobHash.rawValue)"
-        thumbnailUrl = attachment.image == nil
-            ? nil : "/api/attachments/\(attachment.id.rawValue)/thumbnail?v=\(attachment.blobHash.rawValue)"
-        displayUrl = thumbnailUrl.map { DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" }
+        self.attachment = attachment
+        if attachment.fetchedBytes != nil || fetch != nil { self.attachment.state = .fetching }
         self.fetch = fetch
+    }
+
+    /// A field of the attachment shown.
+    subscript<Value>(dynamicMember field: KeyPath<Attachment, Value>) -> Value { attachment[keyPath: field] }
+
+    /// The identifier, as the API writes it.
+    var id: String { attachment.id.rawValue }
+    /// `sha256:<hex>`, also the ETag of the original.
+    var hash: String { "sha256:" + attachment.blobHash.rawValue }
+    /// Whether the bytes can be read here at once (the state is `present`).
+    var available: Bool { attachment.availability == .local }
+    /// The metadata address.
+    var url: String { "/api/attachments/\(id)" }
+    /// The original bytes; `?v=<hash>` makes the address change with the content, so it is
+    /// cached as immutable.
+    var originalUrl: String { "\(url)/original?v=\(attachment.blobHash.rawValue)" }
+    /// The thumbnail address without `size`, or `nil` when the attachment is not an image.
+    var thumbnailUrl: String? { attachment.image == nil ? nil : "\(url)/thumbnail?v=\(attachment.blobHash.rawValue)" }
+    /// What a viewer shows for an image: the original when every browser draws its type and it
+    /// is at most ``DisplayImage/largestOriginal``, else the 2048 px display rendition (upright,
+    /// sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too. `nil` when
+    /// the attachment is not an image.
+    var displayUrl: String? { thumbnailUrl.map { DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" } }
+
+    private enum Keys: String, CodingKey {
+        case id, noteId, position, filename, mediaType, byteCount, hash, image, metadata, available, state
+        case createdAt, updatedAt, url, originalUrl, thumbnailUrl, displayUrl, fetch
+    }
+
+    /// Writes the API's JSON object.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(attachment.noteID.rawValue, forKey: .noteId)
+        try container.encode(attachment.position, forKey: .position)
+        try container.encode(attachment.filename, forKey: .filename)
+        try container.encode(attachment.mediaType, forKey: .mediaType)
+        try container.encode(attachment.byteCount, forKey: .byteCount)
+        try container.encode(hash, forKey: .hash)
+        try container.encodeIfPresent(attachment.image, forKey: .image)
+        try container.encode(attachment.metadata, forKey: .metadata)
+        try container.encode(available, forKey: .available)
+        try container.encode(attachment.state, forKey: .state)
+        try container.encode(attachment.createdAt, forKey: .createdAt)
+        try container.encode(attachment.updatedAt, forKey: .updatedAt)
+        try container.encode(url, forKey: .url)
+        try container.encode(originalUrl, forKey: .originalUrl)
+        try container.encodeIfPresent(thumbnailUrl, forKey: .thumbnailUrl)
+        try container.encodeIfPresent(displayUrl, forKey: .displayUrl)
+        try container.encodeIfPresent(fetch, forKey: .fetch)
+    }
+
+    /// Reads the API's JSON object back (the derived addresses are not read: they follow).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let hash = try container.decode(String.self, forKey: .hash)
+        guard hash.hasPrefix("sha256:"), let blobHash = BlobHash(rawValue: String(hash.dropFirst(7))) else {
+            throw DecodingError.dataCorruptedError(forKey: .hash, in: container, debugDescription: "not sha256:<64 hex digits>")
+        }
+        attachment = Attachment(
+            id: AttachmentID(rawValue: try container.decode(String.self, forKey: .id)),
+            noteID: NoteID(rawValue: try container.decode(String.self, forKey: .noteId)),
+            position: try container.decode(Int.self, forKey: .position), blobHash: blobHash,
+            byteCount: try container.decode(Int64.self, forKey: .byteCount),
+            mediaType: try container.decode(String.self, forKey: .mediaType),
+            filename: try container.decode(String.self, forKey: .filename),
+            image: try container.decodeIfPresent(Attachment.ImageInfo.self, forKey: .image),
+            metadata: try container.decode([String: String].self, forKey: .metadata),
+            createdAt: try container.decode(Date.self, forKey: .createdAt),
+            updatedAt: try container.decode(Date.self, forKey: .updatedAt),
+            state: try container.decode(Attachment.State.self, forKey: .state)
+        )
+        fetch = try container.decodeIfPresent(FetchProgress.self, forKey: .fetch)
     }
 }
 

@@ -35,6 +35,16 @@ struct AttachmentRecord: Sendable {
         self.clock = clock
     }
 
+    /// The row of `attachment` as of `clock` (its byte count and state are the blob's row).
+    init(_ attachment: Attachment, clock: ClockStamp) {
+        self.init(
+            id: attachment.id.rawValue, noteId: attachment.noteID.rawValue, position: attachment.position,
+            blobHash: attachment.blobHash.rawValue, mediaType: attachment.mediaType, filename: attachment.filename,
+            width: attachment.image?.width, height: attachment.image?.height, orientation: attachment.image?.orientation,
+            metadata: attachment.metadata, createdAt: attachment.createdAt, updatedAt: attachment.updatedAt, clock: clock.rawValue
+        )
+    }
+
     init(row: SQLRow) throws {
         id = try row.requiredString("id")
         noteId = try row.requiredString("noteId")

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The bytes themselves live in the blob store; an attachment may exist before its bytes
 /// do (it arrived by sync), or after they were dropped here: ``state`` says which.
-public struct Attachment: Sendable, Equatable, Codable, Identifiable {
+public struct Attachment: Sendable, Equatable, Identifiable {
     /// Where an attachment's bytes are, from this store's point of view.
     public enum State: String, Sendable, Codable, CaseIterable {
         /// The bytes are here and can be read at once.

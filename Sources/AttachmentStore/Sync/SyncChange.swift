@@ -23,19 +23,37 @@ public enum SyncChange: Sendable, Equatable {
     }
 
     /// An attachment record without its bytes: the blob's hash, size and type travel instead.
+    ///
+    /// On the wire it is the attachment's own JSON (``Attachment``'s coding) without the
+    /// fields that say where the bytes are here, plus `clock`.
     public struct AttachmentToken: Sendable, Equatable, Codable {
-        public var id: AttachmentID
-        public var noteID: NoteID
-        public var position: Int
-        public var blobHash: BlobHash
-        public var byteCount: Int64
-        public var mediaType: String
-        public var filename: String
-        public var image: Attachment.ImageInfo?
-        public var metadata: [String: String]
-        public var createdAt: Date
-        public var updatedAt: Date
+        /// The attachment as the sending peer has it. A received one is ``Attachment/State/remote``:
+        /// where its bytes are is for the receiver to find out.
+        public var attachment: Attachment
+        /// When it last changed, by the hybrid logical clock of the peer that changed it.
         public var clock: ClockStamp
+
+        /// A change carrying `attachment` as of `clock`.
+        public init(_ attachment: Attachment, clock: ClockStamp) {
+            self.attachment = attachment
+            self.attachment.state = .remote
+            self.attachment.fetchedBytes = nil
+            self.clock = clock
+        }
+
+        private enum ClockKey: String, CodingKey { case clock }
+
+        /// Reads a peer's token: the attachment's fields and `clock` side by side.
+        public init(from decoder: any Decoder) throws {
+            self.init(try Attachment(from: decoder), clock: try decoder.container(keyedBy: ClockKey.self).decode(ClockStamp.self, forKey: .clock))
+        }
+
+        /// Writes the attachment's description and `clock`, in one object.
+        public func encode(to encoder: any Encoder) throws {
+            try attachment.encodeDescription(to: encoder)
+            var container = encoder.container(keyedBy: ClockKey.self)
+            try container.encode(clock, forKey: .clock)
+        }
     }
 
     /// Proof of a deletion; deletions win over any concurrent edit.

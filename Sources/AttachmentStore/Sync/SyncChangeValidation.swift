@@ -34,12 +34,13 @@ struct SyncChangeValidation {
                 { clock(note.clock) },
             ]
         case .attachment(let token):
+            let attachment = token.attachment
             checks = [
-                { Self.id(token.id.rawValue, "attachment id") }, { Self.id(token.noteID.rawValue, "note id") },
-                { position(token.position) }, { byteCount(token.byteCount) }, { Self.mediaType(token.mediaType) },
-                { text(token.filename, "filename", max: limits.maxFilenameBytes, allowNewlines: false) },
-                { image(token.image) }, { metadata(token.metadata) },
-                { date(token.createdAt, "createdAt") }, { date(token.updatedAt, "updatedAt") },
+                { Self.id(attachment.id.rawValue, "attachment id") }, { Self.id(attachment.noteID.rawValue, "note id") },
+                { position(attachment.position) }, { byteCount(attachment.byteCount) }, { Self.mediaType(attachment.mediaType) },
+                { text(attachment.filename, "filename", max: limits.maxFilenameBytes, allowNewlines: false) },
+                { image(attachment.image) }, { metadata(attachment.metadata) },
+                { date(attachment.createdAt, "createdAt") }, { date(attachment.updatedAt, "updatedAt") },
                 { clock(token.clock) },
             ]
         case .tombstone(let tombstone):
