@@ -31,8 +31,7 @@ extension AttachmentStore {
         switch entity {
         case "note":
             guard let note = try NoteRecord.fetch(id, in: db) else { return nil }
-            return .note(.init(id: NoteID(rawValue: note.id), title: note.title, body: note.body,
-                               createdAt: note.createdAt, updatedAt: note.updatedAt, clock: ClockStamp(rawValue: note.clock)))
+            return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock)))
         case "attachment":
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first else { return nil }
             return .attachment(.init(row.value, clock: ClockStamp(rawValue: row.attachment.clock)))
@@ -86,13 +85,14 @@ extension AttachmentStore {
         }
     }
 
-    private static func applyNote(_ note: SyncChange.NoteState, in db: any SQLTransaction) throws -> Bool {
+    private static func applyNote(_ change: SyncChange.NoteState, in db: any SQLTransaction) throws -> Bool {
+        let note = change.note
         guard try !TombstoneRecord.exists(entity: "note", id: note.id.rawValue, in: db) else { return false }
-        if let local = try NoteRecord.fetch(note.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= note.clock {
+        if let local = try NoteRecord.fetch(note.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= change.clock {
             return false
         }
-        var record = NoteRecord(Note(id: note.id, title: note.title, body: note.body, createdAt: note.createdAt, updatedAt: note.updatedAt))
-        record.clock = note.clock.rawValue
+        var record = NoteRecord(note)
+        record.clock = change.clock.rawValue
         try record.save(db)
         return true
     }

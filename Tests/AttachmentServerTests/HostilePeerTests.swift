@@ -164,7 +164,7 @@ struct HostilePeerTests {
             // Local edits carry sane clock stamps: the future stamp was never adopted.
             let local = try await store.createNote(title: "mine")
             let stamp = try #require(try await store.changes(since: 0, limit: 100).changes.compactMap { change -> ClockStamp? in
-                if case .note(let note) = change, note.id == local.id { return note.clock }
+                if case .note(let note) = change, note.note.id == local.id { return note.clock }
                 return nil
             }.first)
             let milliseconds = try #require(Int64(stamp.rawValue.prefix(13)))

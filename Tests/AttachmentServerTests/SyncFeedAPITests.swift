@@ -46,7 +46,7 @@ struct SyncFeedAPITests {
             #expect(!batch.hasMore)
             try #require(batch.changes.count == 3)
             guard case .note(let state) = batch.changes[0] else { Issue.record("first: \(batch.changes[0])"); return }
-            #expect(state.id == note.id && state.title == "Trip" && state.body == "coast")
+            #expect(state.note.id == note.id && state.note.title == "Trip" && state.note.body == "coast")
             guard case .attachment(let token) = batch.changes[1] else { Issue.record("second: \(batch.changes[1])"); return }
             #expect(token.attachment.id == attachment.id && token.attachment.noteID == note.id)
             #expect(token.attachment.blobHash == attachment.blobHash && token.attachment.byteCount == attachment.byteCount)

@@ -99,4 +99,19 @@ struct AttachmentTokenWireTests {
         #expect(object["fetchedBytes"] as? Int == 1_024)
         #expect(try JSONDecoder().decode(Attachment.self, from: data) == fetching)
     }
+
+    @Test("a note change is the note's own JSON plus its clock, and reads back the same")
+    func noteChange() throws {
+        let note = Note(id: NoteID(rawValue: "n-1"), title: "Trip", body: "coast", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+                        updatedAt: Date(timeIntervalSince1970: 1_700_000_001))
+        let data = try SyncBatch(peerID: "p", changes: [.note(.init(note, clock: Self.clock))], nextSequence: 1, hasMore: false).jsonData()
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let change = try #require((object["changes"] as? [[String: Any]])?.first?["note"] as? [String: Any])
+        #expect(Set(change.keys) == ["id", "title", "body", "createdAt", "updatedAt", "clock"])
+        guard case .note(let state) = try #require(try SyncBatch(jsonData: data).changes.first) else {
+            Issue.record("not a note change")
+            return
+        }
+        #expect(state.note == note && state.clock == Self.clock)
+    }
 }

@@ -11,15 +11,32 @@ public enum SyncChange: Sendable, Equatable {
     /// A note or an attachment that was deleted.
     case tombstone(Tombstone)
 
-    /// A note's synchronised fields.
+    /// A note as of a clock reading. On the wire it is the ``Note``'s own JSON plus `clock`.
     public struct NoteState: Sendable, Equatable, Codable {
-        public var id: NoteID
-        public var title: String
-        public var body: String
-        public var createdAt: Date
-        public var updatedAt: Date
+        /// The note as the sending peer has it.
+        public var note: Note
         /// When it last changed, by the hybrid logical clock of the peer that changed it.
         public var clock: ClockStamp
+
+        /// A change carrying `note` as of `clock`.
+        public init(_ note: Note, clock: ClockStamp) {
+            self.note = note
+            self.clock = clock
+        }
+
+        private enum ClockKey: String, CodingKey { case clock }
+
+        /// Reads a peer's note change: the note's fields and `clock` side by side.
+        public init(from decoder: any Decoder) throws {
+            self.init(try Note(from: decoder), clock: try decoder.container(keyedBy: ClockKey.self).decode(ClockStamp.self, forKey: .clock))
+        }
+
+        /// Writes the note and `clock`, in one object.
+        public func encode(to encoder: any Encoder) throws {
+            try note.encode(to: encoder)
+            var container = encoder.container(keyedBy: ClockKey.self)
+            try container.encode(clock, forKey: .clock)
+        }
     }
 
     /// An attachment record without its bytes: the blob's hash, size and type travel instead.

@@ -25,13 +25,14 @@ struct SyncChangeValidation {
     func problem(with change: SyncChange) -> String? {
         let checks: [() -> String?]
         switch change {
-        case .note(let note):
+        case .note(let change):
+            let note = change.note
             checks = [
                 { Self.id(note.id.rawValue, "note id") },
                 { text(note.title, "title", max: limits.maxTitleBytes, allowNewlines: false) },
                 { text(note.body, "body", max: limits.maxBodyBytes, allowNewlines: true) },
                 { date(note.createdAt, "createdAt") }, { date(note.updatedAt, "updatedAt") },
-                { clock(note.clock) },
+                { clock(change.clock) },
             ]
         case .attachment(let token):
             let attachment = token.attachment
