@@ -14,12 +14,55 @@ public enum SharedCatalogMigrations {
         public let statements: @Sendable (SQLDialect) -> [String]
     }
 
+    /// PostgreSQL's words of a note, as migration `v7` indexes them: a search must write this
+    /// expression exactly for the index to serve it. Everything but letters and digits becomes a
+    /// space first, so PostgreSQL's words are SQLite's (its parser would read `INV-100` as `inv`
+    /// and the number `-100`, and an address as one word).
+    public static let noteSearchVector =
+        "to_tsvector('simple'::regconfig, regexp_replace(title || ' ' || body, '[^[:alnum:]]+', ' ', 'g'))"
+
     /// Every shared migration, in order.
     public static let all: [Migration] = [
         Migration(id: "v6: notes listed by last change without sorting") { _ in
             // `ORDER BY updatedAt DESC, id` (every page of notes) reads this index in order, so a
             // page costs its own rows, not the whole table's sort.
             ["CREATE INDEX note_on_updatedAt_id ON note(updatedAt DESC, id)"]
+        },
+        Migration(id: "v7: notes searched through a full-text index") { dialect in
+            switch dialect {
+            case .sqlite:
+                // An FTS5 index over the note table's own text (external content: nothing is
+                // stored twice), kept current by triggers, keyed by the note's rowid, which
+                // SQLite renumbers only in a VACUUM (the store runs none).
+                [
+                    """
+                    CREATE VIRTUAL TABLE note_search USING fts5(
+                        title, body, content = 'note', content_rowid = 'rowid',
+                        tokenize = 'unicode61 remove_diacritics 0')
+                    """,
+                    """
+                    CREATE TRIGGER note_search_after_insert AFTER INSERT ON note BEGIN
+                        INSERT INTO note_search (rowid, title, body) VALUES (new.rowid, new.title, new.body);
+                    END
+                    """,
+                    """
+                    CREATE TRIGGER note_search_after_delete AFTER DELETE ON note BEGIN
+                        INSERT INTO note_search (note_search, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+                    END
+                    """,
+                    """
+                    CREATE TRIGGER note_search_after_update AFTER UPDATE OF title, body ON note BEGIN
+                        INSERT INTO note_search (note_search, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+                        INSERT INTO note_search (rowid, title, body) VALUES (new.rowid, new.title, new.body);
+                    END
+                    """,
+                    "INSERT INTO note_search (note_search) VALUES ('rebuild')",
+                ]
+            case .postgres:
+                // A GIN index over the words of title and body; a search names the same
+                // expression (``noteSearchVector``), so the planner uses it.
+                ["CREATE INDEX note_search ON note USING GIN (\(noteSearchVector))"]
+            }
         },
     ]
 }

@@ -66,19 +66,19 @@ struct NoteRecord: Sendable {
         try db.execute("DELETE FROM note WHERE id = ?", [.text(id)])
     }
 
-    /// Notes whose title or body contains `text` (any case), most recently updated first (then
-    /// by id), after `cursor` when there is one (read off the `note(updatedAt DESC, id)` index),
-    /// skipping `offset`.
+    /// Notes that `text` finds (``NoteSearch``: each word begins a word of the title or body),
+    /// or all of them; most recently updated first (then by id), after `cursor` when there is one
+    /// (read off the `note(updatedAt DESC, id)` index), skipping `offset`. A text with no word in
+    /// it finds nothing.
     static func page(matching text: String?, limit: Int, offset: Int, after cursor: NoteCursor? = nil,
-                     in db: any SQLTransaction) throws -> [NoteRecord] {
+                     dialect: SQLDialect, in db: any SQLTransaction) throws -> [NoteRecord] {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let text, !text.isEmpty {
-            let pattern = "%" + text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_") + "%"
-            conditions.append("(LOWER(title) LIKE ? ESCAPE '\\' OR LOWER(body) LIKE ? ESCAPE '\\')")
-            arguments += [.text(pattern), .text(pattern)]
+            guard let search = NoteSearch(text) else { return [] }
+            let condition = search.condition(for: dialect)
+            conditions.append(condition.sql)
+            arguments.append(condition.argument)
         }
         if let cursor {
             conditions.append("(updatedAt < ? OR (updatedAt = ? AND id > ?))")

@@ -119,9 +119,19 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         try POSIXFile.sync(fd)
     }
 
-    /// SQLite's `integrity_check` and `foreign_key_check`.
+    /// SQLite's `integrity_check` and `foreign_key_check`, and FTS5's check that the notes'
+    /// search index matches the notes (the statement is an `INSERT` in form only: it changes
+    /// nothing, but SQLite accepts it only on a writer).
     func integrityProblems() async throws -> [String] {
-        try await read { transaction in
+        let searchProblems: [String] = try await write { transaction in
+            do {
+                try transaction.execute("INSERT INTO note_search (note_search, rank) VALUES ('integrity-check', 1)", [])
+                return []
+            } catch let error as SQLDatabaseError where error.kind == .corrupt || error.kind == .other {
+                return ["the notes' search index does not match the notes (\(error.message))"]
+            }
+        }
+        return try await searchProblems + read { transaction in
             var problems = try transaction.query("PRAGMA integrity_check", []).compactMap { try $0.string("integrity_check") }
                 .filter { $0 != "ok" }
             problems += try transaction.query("PRAGMA foreign_key_check", []).map { row in

@@ -28,7 +28,7 @@ struct NoteCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List notes, most recently changed first.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "Only notes whose title or body contains this text.") var search: String?
+        @Option(help: "Only notes in which each of these words begins a word of the title or body (any case).") var search: String?
         @Option(help: "At most this many notes.") var limit = 100
         @Option(help: "Skip this many notes first.") var offset = 0
         @Flag(help: "Print JSON instead of a table.") var json = false
