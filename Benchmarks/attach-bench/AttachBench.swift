@@ -11,7 +11,7 @@ struct AttachBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attach-bench",
         abstract: "Save, show and decode 50 photos under one storage strategy, for make bench.",
-        subcommands: [Save.self, Gallery.self, Decode.self]
+        subcommands: [Save.self, Gallery.self, Decode.self, SeedNotes.self]
     )
 }
 

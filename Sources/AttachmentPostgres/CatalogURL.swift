@@ -36,7 +36,10 @@ struct CatalogURL: Sendable, Equatable {
         }
         guard let components = URLComponents(string: text) else { throw invalid("not a URL") }
         guard components.scheme == "postgres" || components.scheme == "postgresql" else { throw invalid("scheme is not postgres") }
-        guard let host = components.host, !host.isEmpty else { throw invalid("no host") }
+        // An IPv6 address is written in brackets in a URL (`[::1]`), and without them to a resolver.
+        guard let written = components.host, !written.isEmpty else { throw invalid("no host") }
+        let host = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
+        guard !host.isEmpty else { throw invalid("no host") }
         guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else { throw invalid("no database") }

@@ -131,7 +131,7 @@ public struct ServerConfiguration: Sendable {
             guard ["http", "https"].contains(publicURL.scheme?.lowercased() ?? ""), publicURL.host(percentEncoded: false)?.isEmpty == false
             else { throw .invalidPublicURL(publicURL.absoluteString) }
         }
-        for name in allowedHosts where AllowedHosts.host(ofAuthority: name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) == nil {
+        for name in allowedHosts where !AllowedHosts.isHostName(name) {
             throw .invalidAllowedHost(name)
         }
         _ = try TrustedProxies(parsing: trustedProxies)
@@ -217,7 +217,7 @@ public struct ServerConfiguration: Sendable {
             case .invalidPublicURL(let url):
                 return "public URL \(url) must be an http:// or https:// URL with a host, for example https://photos.example.com"
             case .invalidAllowedHost(let name):
-                return "allowed host \(name) is not a host name or address; give a name like photos.example.com or an address like 192.168.1.10"
+                return "allowed host \(name) is not a host name or address; give a name like photos.example.com or an address like 192.168.1.10, without a port (every port of an allowed name is allowed)"
             case .invalidPort(let port):
                 return "port \(port) is out of range; use 0...65535"
             case .invalidUploadLimit(let limit):

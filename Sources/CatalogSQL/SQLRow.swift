@@ -47,7 +47,11 @@ public struct SQLRow: Sendable {
         switch self[column] {
         case .null: return nil
         case .integer(let value): return value
-        case .real(let value): return Int64(value)
+        case .real(let value):
+            guard value.isFinite, let whole = Int64(exactly: value.rounded(.towardZero)) else {
+                throw SQLDecodingError(column: column, reason: "holds \(value), not an integer Int64 can hold")
+            }
+            return whole
         case .text(let text):
             guard let value = Int64(text) else { throw SQLDecodingError(column: column, reason: "holds \"\(text)\", not an integer") }
             return value

@@ -35,15 +35,13 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
 /// The text form of dates in the catalog.
 public enum SQLDateFormat {
     /// `yyyy-MM-dd HH:mm:ss.SSS`, UTC.
+    /// Whole milliseconds, rounded down (so half a second before 1970 is `23:59:59.500` of the
+    /// day before); a date beyond ±285,000 years, or not finite, is written as the nearest of
+    /// those bounds (or 1970), never as a trap.
     public static func string(from date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        let seconds = Int64(milliseconds / 1000)
-        let fraction = Int(milliseconds - Double(seconds) * 1000)
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), fraction)
+        let bound = 9e15
+        return string(milliseconds: milliseconds.isFinite ? Int64(min(max(milliseconds, -bound), bound)) : 0)
     }
 
     /// `yyyy-MM-dd HH:mm:ss.SSS`, UTC, of an instant given in whole milliseconds since 1970:

@@ -5,7 +5,8 @@ enum Identifier {
     static func parse(_ text: String?, kind: String) throws -> String {
         guard let text, text.utf8.count == 36,
               text.enumerated().allSatisfy({ index, character in
-                  [8, 13, 18, 23].contains(index) ? character == "-" : character.isHexDigit
+                  // ASCII only: `isHexDigit` also takes fullwidth digits and letters.
+                  [8, 13, 18, 23].contains(index) ? character == "-" : character.isASCII && character.isHexDigit
               })
         else {
             throw ServerError(.notFound, code: "\(kind)_not_found", message: "no \(kind) \(text ?? "")")

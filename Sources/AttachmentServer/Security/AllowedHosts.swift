@@ -46,6 +46,15 @@ struct AllowedHosts: Sendable {
         return host
     }
 
+    /// Whether `name` can be on the list: a host name or IPv4 address, or an IPv6 address with
+    /// or without brackets — never with a port (`nas.local:8080` would match no request, since
+    /// requests are compared without theirs).
+    static func isHostName(_ name: String) -> Bool {
+        let bare = normalized(name)
+        guard bare.contains(":") else { return host(ofAuthority: bare) == bare }
+        return bare.filter { $0 == ":" }.count >= 2 && bare.allSatisfy { ($0.isASCII && $0.isHexDigit) || $0 == ":" || $0 == "." }
+    }
+
     /// Whether `host` (already normalized) names this machine's loopback interface.
     static func isLoopback(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" { return true }

@@ -1,0 +1,66 @@
+import ArgumentParser
+import AttachmentStore
+import Foundation
+
+extension AttachBench {
+    /// `notes`: fills a new store with `count` notes for the listing and search benchmarks of
+    /// `scripts/bench-notes.sh`, through the store's sync apply (its one batch write), so
+    /// 100,000 notes take seconds, not the hours `attach note add` would.
+    ///
+    /// Each note has a title, a body of eight words drawn from a 500-word vocabulary (so a
+    /// common word is in about 1.6 % of notes), and one minute between changes. The word
+    /// `zephyr` is in exactly 20 notes whatever `count` is: a search whose answer does not grow
+    /// with the store.
+    struct SeedNotes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "notes", abstract: "Create a store holding COUNT generated notes; print the seconds it took.")
+        @Option var store: String
+        @Option var count: Int
+
+        /// The vocabulary: `w000` … `w499`, prefixed so they are words in both catalogs.
+        static let vocabulary = (0..<500).map { String(format: "word%03d", $0) }
+
+        func run() async throws {
+            var configuration = AttachmentStore.Configuration()
+            configuration.thumbnails.generateAfterImport = false
+            let store = try await AttachmentStore.create(at: URL(filePath: store), configuration: configuration)
+            let clock = ContinuousClock()
+            let started = clock.now
+            var generator = SplitMix(seed: 2026)
+            let rareEvery = max(1, count / 20)
+            let base: Int64 = 1_700_000_000_000
+            var index = 0
+            while index < count {
+                var changes: [SyncChange] = []
+                for position in index..<min(count, index + 5_000) {
+                    var words = (0..<8).map { _ in Self.vocabulary[Int(generator.next() % 500)] }
+                    if position % rareEvery == 0, position / rareEvery < 20 { words[3] = "zephyr" }
+                    let milliseconds = base + Int64(position) * 60_000
+                    let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+                    let note = Note(id: NoteID(rawValue: String(format: "00000000-0000-4000-8000-%012d", position)),
+                                    title: "Note \(position)", body: words.joined(separator: " "), createdAt: date, updatedAt: date)
+                    changes.append(.note(.init(note, clock: ClockStamp(rawValue: String(format: "%013lld-000000-bench", milliseconds)))))
+                }
+                let report = try await store.apply(SyncBatch(peerID: "bench", changes: changes, nextSequence: 0, hasMore: false))
+                guard report.invalid == 0 else { throw ValidationError("the store refused generated notes: \(report.problems)") }
+                index += changes.count
+            }
+            report(["seconds": (clock.now - started) / .seconds(1), "notes": Double(count)])
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so every run seeds the same notes.
+struct SplitMix {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
