@@ -210,7 +210,8 @@ let package = Package(
         .testTarget(
             name: "AttachCLITests",
             dependencies: [
-                "attach", "peak-rss", "TestSupport", "AttachmentStore", "Imaging",
+                "attach", "peak-rss", "TestSupport", "AttachmentStore", "AttachmentS3", "S3Client", "Imaging", "CatalogSQL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -224,6 +225,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]
@@ -231,7 +237,8 @@ let package = Package(
         .testTarget(
             name: "S3ClientTests",
             dependencies: [
-                "S3Client", "TestSupport",
+                "S3Client", "AttachmentS3", "AttachmentStore", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -243,6 +250,10 @@ let package = Package(
             dependencies: [
                 "AttachmentPostgres", "CatalogSQL", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Run by `make bench` through `swift package benchmark`; never by `swift test`.

@@ -67,8 +67,12 @@ public enum SQLDateFormat {
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        func separator(_ index: Int, _ allowed: String) -> Bool { allowed.utf8.contains(scalars[index]) }
+        guard separator(4, "-"), separator(7, "-"), separator(10, " T"), separator(13, ":"), separator(16, ":"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
         var milliseconds = 0
         if scalars.count > 20, scalars[19] == UInt8(ascii: ".") {
             let digits = scalars[20...].prefix { (48...57).contains($0) }.prefix(3)

@@ -5,8 +5,8 @@ public struct ImageLimits: Sendable, Equatable {
     /// The largest file that will be decoded. Default 256 MiB.
     public var maximumBytes: Int64
     /// The most memory one frame may take decoded at full size (width × height × bands × bytes
-    /// per band, from the header). Default 1 GiB: 100 megapixels of 16-bit RGB fit, a 16-bit
-    /// RGBA bomb of the same size does not.
+    /// per band, from the header). Default 1 GiB: 100 megapixels of 16-bit RGBA (800 MB) fit;
+    /// the same pixels as 32-bit float (1.2 GB for RGB) do not.
     public var maximumDecodedBytes: Int64
 
     /// Limits with the given bounds (defaults: 100 megapixels, 256 MiB of file, 1 GiB decoded).

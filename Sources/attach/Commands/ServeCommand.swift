@@ -33,6 +33,13 @@ struct ServeCommand: AsyncParsableCommand {
     /// The options that may be given more than once (a comma-separated list in the environment).
     static let repeatableOptions: Set<String> = ["peer", "allowed-host", "trusted-proxy"]
 
+    /// Options that give one setting two ways (a secret, or the file holding it): one of them on
+    /// the command line keeps the other out of the environment too, so the command line wins.
+    static let alternativeOptions: [String: String] = [
+        "token": "token-file", "token-file": "token", "sync-token": "sync-token-file", "sync-token-file": "sync-token",
+        "peer-token": "peer-token-file", "peer-token-file": "peer-token",
+    ]
+
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(help: "The address to listen on.")
@@ -45,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
                                discussion: "Required when --host is not loopback. Prefer --token-file: `ps` shows arguments.", valueName: "T"))
     var token: String?
 
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (its first line).", valueName: "FILE"))
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (one line).", valueName: "FILE"))
     var tokenFile: String?
 
     @Option(name: .customLong("sync-token"),

@@ -3,7 +3,8 @@ import Foundation
 
 /// `attach serve` reads every option from the environment too: `--max-upload 512` is
 /// `ATTACH_MAX_UPLOAD=512`, for a service manager's environment file. An option given on the
-/// command line wins. A repeatable option (`--peer`, `--allowed-host`) takes a comma-separated
+/// command line wins, also over the other form of the same setting (`--token-file` on the command
+/// line leaves `ATTACH_TOKEN` unread). A repeatable option (`--peer`, `--allowed-host`) takes a comma-separated
 /// list. A malformed value is reported with the variable's name.
 struct EnvironmentArguments {
     /// An option filled from the environment: which, and from what.
@@ -33,7 +34,8 @@ struct EnvironmentArguments {
         var injected: [Injected] = []
         for option in ServeCommand.environmentOptions {
             let flag = "--" + option
-            guard !arguments.contains(where: { $0 == flag || $0.hasPrefix(flag + "=") }) else { continue }
+            let given = { (name: String) in arguments.contains { $0 == "--" + name || $0.hasPrefix("--" + name + "=") } }
+            guard !given(option), !(ServeCommand.alternativeOptions[option].map(given) ?? false) else { continue }
             let variable = Self.variable(for: option)
             guard let value = environment[variable], !value.isEmpty else { continue }
             let values = ServeCommand.repeatableOptions.contains(option)

@@ -8,11 +8,13 @@ enum Formatting {
         let units = ["B", "kB", "MB", "GB", "TB"]
         var value = Double(count)
         var unit = 0
-        while value >= 1000 && unit < units.count - 1 {
+        // 999.5 kB and up would print as "1000 kB": that is the next unit already.
+        while (value >= 1000 || (unit > 0 && value >= 999.5)) && unit < units.count - 1 {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(count) B" : String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
+        // Below 9.95 one decimal ("9.9 kB"); from there on whole numbers ("10 kB", not "10.0 kB").
+        return unit == 0 ? "\(count) B" : String(format: value < 9.95 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
 
     /// The first 8 characters of an id: enough to type, and commands accept any unique prefix.
@@ -40,6 +42,7 @@ enum Formatting {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
         guard let unit = text.last, let scale = units[unit], let value = Int64(text.dropLast()), value >= 0 else { return nil }
-        return .seconds(value * scale)
+        let (seconds, overflow) = value.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : .seconds(seconds)
     }
 }

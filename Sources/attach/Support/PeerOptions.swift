@@ -19,7 +19,7 @@ struct PeerTokenOption: ParsableArguments {
     @Option(help: ArgumentHelp("Bearer token of the peer's sync endpoints (default: $ATTACH_TOKEN).", valueName: "T"))
     var token: String?
 
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (its first line).", valueName: "FILE"))
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (one line).", valueName: "FILE"))
     var tokenFile: String?
 
     @OptionGroup var certificates: PeerCertificateOption

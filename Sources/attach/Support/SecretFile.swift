@@ -4,8 +4,9 @@ import Foundation
 /// Secrets read from files (`--token-file`, `ATTACH_CATALOG_FILE`, …), so that none has to sit on a
 /// command line, where `ps` shows it to every user of the machine.
 enum SecretFile {
-    /// The file's text without its trailing newline.
-    /// - Throws: `ValidationError` naming `option` and the file when it cannot be read or is empty.
+    /// The file's one line of text, without the line break around it.
+    /// - Throws: `ValidationError` naming `option` and the file when it cannot be read, is empty,
+    ///   or holds more than one line (a secret is one line; two would be a mistake, not a choice).
     static func read(_ path: String, for option: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ValidationError("\(option) \(path): the file cannot be read")
@@ -15,6 +16,9 @@ enum SecretFile {
         }
         let secret = text.trimmingCharacters(in: .newlines)
         guard !secret.isEmpty else { throw ValidationError("\(option) \(path): the file is empty") }
+        guard !secret.contains(where: \.isNewline) else {
+            throw ValidationError("\(option) \(path): the file holds more than one line; put the secret alone on one line")
+        }
         return secret
     }
 

@@ -1,0 +1,206 @@
+@testable import AttachmentStore
+import Foundation
+import Testing
+import TestSupport
+
+/// The field checks a peer's change must pass before it is applied (``SyncChangeValidation``):
+/// ids, media types, text lengths and control characters, dates, positions, sizes, image facts
+/// and metadata, each at its bound; which problem is reported first; and how a hostile value
+/// is quoted in the reason. Clock stamps are ``ClockStampTests``' business.
+@Suite("Sync change validation")
+struct SyncChangeValidationTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let validation = SyncChangeValidation(limits: PeerInputLimits(), now: now)
+    static let noteID = "3f2a0c4e-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    static let attachmentID = "0c4f6e0a-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    static let clock = ClockStamp(rawValue: "1799999999000-000000-peer-a")
+    static let date = Date(timeIntervalSince1970: 1_799_999_999)
+
+    static func note(id: String = noteID, title: String = "Trip", body: String = "Day one", createdAt: Date = date,
+                     updatedAt: Date = date, clock: ClockStamp = clock) -> SyncChange {
+        .note(.init(Note(id: NoteID(rawValue: id), title: title, body: body, createdAt: createdAt, updatedAt: updatedAt), clock: clock))
+    }
+
+    static func token(position: Int = 0, byteCount: Int64 = 10, mediaType: String = "image/jpeg", filename: String = "a.jpg",
+                      image: StoredAttachment.ImageInfo? = nil, metadata: [String: String] = [:]) -> SyncChange {
+        .attachment(.init(StoredAttachment(id: AttachmentID(rawValue: attachmentID), noteID: NoteID(rawValue: noteID), position: position,
+                                           blobHash: BlobHash(rawValue: String(repeating: "a", count: 64))!, byteCount: byteCount,
+                                           mediaType: mediaType, filename: filename, image: image, metadata: metadata,
+                                           createdAt: date, updatedAt: date, state: .remote), clock: clock))
+    }
+
+    @Test("well-formed changes of every kind pass")
+    func wellFormed() {
+        #expect(Self.validation.problem(with: Self.note()) == nil)
+        #expect(Self.validation.problem(with: Self.token(image: .init(width: 1, height: 1_000_000, orientation: 8),
+                                                         metadata: ["camera": "X100", "caption": "line one\nline two"])) == nil)
+        for entity in ["note", "attachment"] {
+            #expect(Self.validation.problem(with: .tombstone(.init(entity: entity, id: Self.noteID, clock: Self.clock))) == nil)
+        }
+    }
+
+    @Test("an id must be a canonical lowercase UUID", arguments: [
+        (noteID, true), ("00000000-0000-0000-0000-000000000000", true),
+        (noteID.uppercased(), false), (noteID.replacingOccurrences(of: "-", with: ""), false), ("", false),
+        ("{" + String(noteID.dropFirst()), false), (String(noteID.dropLast()) + "g", false), (noteID + " ", false),
+        ("3f2a0c4e11b2c-4d5e-8f90-a1b2c3d4e5f6", false), ("../../../../../../../../etc/passwd", false),
+    ] as [(String, Bool)])
+    func ids(text: String, valid: Bool) {
+        let problem = SyncChangeValidation.id(text, "note id")
+        #expect((problem == nil) == valid, "\(text)")
+        if let problem { #expect(problem.hasPrefix("note id \"") && problem.hasSuffix("\" is not a lowercase UUID")) }
+    }
+
+    @Test("a media type is type/subtype of token characters, at most 127 bytes", arguments: [
+        ("image/jpeg", true), ("application/vnd.ms-excel", true), ("image/svg+xml", true), ("x-a/b_c.d!#$&^", true),
+        ("a/" + String(repeating: "b", count: 125), true), ("a/" + String(repeating: "b", count: 126), false),
+        ("image", false), ("image/", false), ("/jpeg", false), ("image/jpeg/x", false), ("image/jpeg; charset=x", false),
+        ("image/jp eg", false), ("text/html<script>", false), ("image/jpég", false), ("", false), ("image/jpeg\n", false),
+    ] as [(String, Bool)])
+    func mediaTypes(text: String, valid: Bool) {
+        let problem = SyncChangeValidation.mediaType(text)
+        #expect((problem == nil) == valid, "\(text)")
+        if let problem { #expect(problem.hasSuffix("is not of the form type/subtype")) }
+    }
+
+    @Test("a title may hold tabs but no line breaks or other control characters; a body may hold line breaks", arguments: [
+        ("a\tb", true, true), ("a\nb", false, true), ("a\r\nb", false, true), ("a\u{0}b", false, false), ("a\u{1B}[31mb", false, false),
+        ("a\u{7F}b", false, false), ("a\u{85}b", true, true), ("émoji 😀", true, true), ("a\u{0C}b", false, false),
+    ] as [(String, Bool, Bool)])
+    func controlCharacters(text: String, titleValid: Bool, bodyValid: Bool) {
+        let asTitle = Self.validation.problem(with: Self.note(title: text))
+        let asBody = Self.validation.problem(with: Self.note(body: text))
+        #expect((asTitle == nil) == titleValid, "title \(text.debugDescription): \(asTitle ?? "")")
+        #expect((asBody == nil) == bodyValid, "body \(text.debugDescription): \(asBody ?? "")")
+        if let asTitle { #expect(asTitle == "title contains control characters") }
+    }
+
+    @Test("lengths are counted in UTF-8 bytes, up to and including the limit")
+    func byteLengths() {
+        let limits = PeerInputLimits()
+        #expect(Self.validation.problem(with: Self.note(title: String(repeating: "a", count: limits.maxTitleBytes))) == nil)
+        #expect(Self.validation.problem(with: Self.note(title: String(repeating: "a", count: limits.maxTitleBytes + 1)))
+            == "title is 4097 bytes, more than 4096")
+        // 2,048 two-byte characters fill the title exactly; one more is over.
+        #expect(Self.validation.problem(with: Self.note(title: String(repeating: "é", count: 2048))) == nil)
+        #expect(Self.validation.problem(with: Self.note(title: String(repeating: "é", count: 2049))) == "title is 4098 bytes, more than 4096")
+        #expect(Self.validation.problem(with: Self.token(filename: String(repeating: "f", count: 255))) == nil)
+        #expect(Self.validation.problem(with: Self.token(filename: String(repeating: "f", count: 256))) == "filename is 256 bytes, more than 255")
+        #expect(Self.validation.problem(with: Self.note(body: String(repeating: "b", count: (1 << 20) + 1)))
+            == "body is 1048577 bytes, more than 1048576")
+    }
+
+    @Test("a file name may not break a line", arguments: ["a\nb.jpg", "a\rb.jpg", "a\u{0}.jpg"])
+    func filenameControl(filename: String) {
+        #expect(Self.validation.problem(with: Self.token(filename: filename)) == "filename contains control characters")
+    }
+
+    @Test("dates must lie between 1970 and now plus the allowed skew, inclusive")
+    func dateBounds() {
+        let latest = Self.now.addingTimeInterval(300)
+        #expect(Self.validation.problem(with: Self.note(createdAt: Date(timeIntervalSince1970: 0))) == nil)
+        #expect(Self.validation.problem(with: Self.note(updatedAt: latest)) == nil)
+        let early = Self.validation.problem(with: Self.note(createdAt: Date(timeIntervalSince1970: -0.001)))
+        #expect(early?.hasPrefix("createdAt -0.00") == true, "\(early ?? "")")
+        #expect(early?.contains(" lies outside 1970 ... now + ") == true, "\(early ?? "")")
+        let late = Self.validation.problem(with: Self.note(updatedAt: latest.addingTimeInterval(0.002)))
+        #expect(late?.hasPrefix("updatedAt ") == true, "\(late ?? "")")
+        #expect(Self.validation.problem(with: Self.note(updatedAt: .distantFuture)) != nil)
+        #expect(Self.validation.problem(with: Self.note(createdAt: .distantPast)) != nil)
+    }
+
+    @Test("a position lies in 0...maxPosition and a size in 0...maxBlobBytes", arguments: [
+        (0, Int64(0), true), (1_000_000, 4 << 30, true), (-1, 0, false), (1_000_001, 0, false), (0, -1, false), (0, (4 << 30) + 1, false),
+    ] as [(Int, Int64, Bool)])
+    func positionAndSize(position: Int, byteCount: Int64, valid: Bool) {
+        let problem = Self.validation.problem(with: Self.token(position: position, byteCount: byteCount))
+        #expect((problem == nil) == valid, "\(problem ?? "")")
+    }
+
+    @Test("the bounds follow the configured limits")
+    func configuredLimits() {
+        var limits = PeerInputLimits()
+        limits.maxPosition = 3
+        limits.maxBlobBytes = 100
+        limits.maxFilenameBytes = 4
+        let strict = SyncChangeValidation(limits: limits, now: Self.now)
+        #expect(strict.problem(with: Self.token(position: 4)) == "position 4 is outside 0...3")
+        #expect(strict.problem(with: Self.token(byteCount: 101)) == "byte count 101 is outside 0...100")
+        #expect(strict.problem(with: Self.token(filename: "a.jpg")) == "filename is 5 bytes, more than 4")
+        #expect(strict.problem(with: Self.token(position: 3, byteCount: 100, filename: "a.jp")) == nil)
+    }
+
+    @Test("image facts must be 1 to a million pixels a side and an EXIF orientation 1 to 8", arguments: [
+        (1, 1, 1, true), (1_000_000, 1_000_000, 8, true), (0, 10, 1, false), (10, 0, 1, false), (1_000_001, 1, 1, false),
+        (10, 10, 0, false), (10, 10, 9, false), (-5, 10, 1, false),
+    ])
+    func imageFacts(width: Int, height: Int, orientation: Int, valid: Bool) {
+        let problem = Self.validation.problem(with: Self.token(image: .init(width: width, height: height, orientation: orientation)))
+        #expect((problem == nil) == valid)
+        if let problem { #expect(problem == "image size \(width)×\(height) or orientation \(orientation) is impossible") }
+    }
+
+    @Test("metadata is bounded in entries and in bytes of keys and values together")
+    func metadataBounds() {
+        let sixtyFour = Dictionary(uniqueKeysWithValues: (0..<64).map { ("k\($0)", "v") })
+        #expect(Self.validation.problem(with: Self.token(metadata: sixtyFour)) == nil)
+        var sixtyFive = sixtyFour
+        sixtyFive["k64"] = "v"
+        #expect(Self.validation.problem(with: Self.token(metadata: sixtyFive)) == "65 metadata entries, more than 64")
+        let full = ["k": String(repeating: "v", count: (16 << 10) - 1)]
+        #expect(Self.validation.problem(with: Self.token(metadata: full)) == nil)
+        let over = ["kk": String(repeating: "v", count: (16 << 10) - 1)]
+        #expect(Self.validation.problem(with: Self.token(metadata: over)) == "metadata is 16385 bytes, more than 16384")
+    }
+
+    @Test("a metadata key is at most 256 bytes and on one line; a value may span lines but hold no other control character")
+    func metadataText() {
+        #expect(Self.validation.problem(with: Self.token(metadata: [String(repeating: "k", count: 256): ""])) == nil)
+        #expect(Self.validation.problem(with: Self.token(metadata: [String(repeating: "k", count: 257): ""]))
+            == "a metadata key is 257 bytes, more than 256")
+        #expect(Self.validation.problem(with: Self.token(metadata: ["a\nb": "v"])) == "a metadata key contains control characters")
+        #expect(Self.validation.problem(with: Self.token(metadata: ["k": "line\r\nline\ttab"])) == nil)
+        #expect(Self.validation.problem(with: Self.token(metadata: ["k": "bell\u{7}"])) == "metadata contains control characters")
+    }
+
+    @Test("a tombstone must be of a note or an attachment, and name it by a UUID")
+    func tombstones() {
+        let user = Self.validation.problem(with: .tombstone(.init(entity: "user", id: Self.noteID, clock: Self.clock)))
+        #expect(user == "a tombstone of unknown kind \"user\"")
+        let badID = Self.validation.problem(with: .tombstone(.init(entity: "attachment", id: "x", clock: Self.clock)))
+        #expect(badID == "attachment id \"x\" is not a lowercase UUID")
+        let badClock = Self.validation.problem(with: .tombstone(.init(entity: "note", id: Self.noteID, clock: ClockStamp(rawValue: "soon"))))
+        #expect(badClock == "clock stamp \"soon\" is malformed")
+    }
+
+    @Test("of several problems, the first field checked is reported: ids, then text, then dates, then the clock")
+    func firstProblemWins() {
+        let everythingWrong = Self.note(id: "x", title: "a\u{0}", createdAt: .distantPast, clock: ClockStamp(rawValue: ""))
+        #expect(Self.validation.problem(with: everythingWrong) == "note id \"x\" is not a lowercase UUID")
+        let textAndDate = Self.note(title: "a\u{0}", createdAt: .distantPast)
+        #expect(Self.validation.problem(with: textAndDate) == "title contains control characters")
+        let dateAndClock = Self.note(createdAt: .distantPast, clock: ClockStamp(rawValue: ""))
+        #expect(Self.validation.problem(with: dateAndClock)?.hasPrefix("createdAt ") == true)
+        let tokenPositionAndType = Self.token(position: -1, mediaType: "nope")
+        #expect(Self.validation.problem(with: tokenPositionAndType) == "position -1 is outside 0...1000000")
+    }
+
+    @Test("a quoted value is cut to 40 characters and its control and markup characters escaped", arguments: [
+        ("plain", "\"plain\""), ("<script>", "\"\\u{3c}script\\u{3e}\""), ("a\"b'c&d", "\"a\\u{22}b\\u{27}c\\u{26}d\""),
+        ("line\nbreak\u{7F}", "\"line\\u{a}break\\u{7f}\""), ("", "\"\""),
+        (String(repeating: "x", count: 40), "\"" + String(repeating: "x", count: 40) + "\""),
+        (String(repeating: "x", count: 41), "\"" + String(repeating: "x", count: 40) + "…\""),
+        (String(repeating: "é", count: 50), "\"" + String(repeating: "é", count: 40) + "…\""),
+    ])
+    func quoting(text: String, quoted: String) {
+        #expect(SyncChangeValidation.quoted(text) == quoted)
+    }
+
+    @Test("markup in an unknown tombstone kind never reaches the reason unescaped")
+    func hostileKindIsEscaped() throws {
+        let problem = try #require(Self.validation.problem(with: .tombstone(.init(entity: "<img src=x onerror=alert(1)>", id: Self.noteID,
+                                                                                  clock: Self.clock))))
+        #expect(!problem.contains("<") && !problem.contains(">"))
+        #expect(problem.contains("\\u{3c}img src=x onerror=alert(1)\\u{3e}"))
+    }
+}
