@@ -174,6 +174,16 @@ extension AttachmentStore {
         })
     }
 
+    /// How many attachments the note has, counted off the `(noteId, position)` index without
+    /// reading them.
+    /// - Throws: ``Error/noteNotFound(_:)``.
+    public func attachmentCount(of note: NoteID) async throws -> Int {
+        try await catalog.read { db in
+            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            return Int(try db.queryOne("SELECT COUNT(*) AS count FROM attachment WHERE noteId = ?", [.text(note.rawValue)])?.int64("count") ?? 0)
+        }
+    }
+
     /// Every attachment in the store, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.fetchAll(db).map(\.value) })

@@ -10,7 +10,8 @@ thumbnail and sees the full image; opens the 16 MB image and presses Done before
 (download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout;
 starts a second server that syncs the note from the first (which serves blob bytes to peers at 2 MiB/s) and sees the 16 MB
 photo's progress ring move and then its thumbnail replace it; imports a 16 MB photo through a relay that drops the
-connection midway and sees the upload resume from the server's offset rather than from 0; deletes the note. Screenshots go to test-output/browser/.
+connection midway and sees the upload resume from the server's offset rather than from 0; scrolls
+a note of 230 files and sees the gallery arrive a page at a time, in order (browser_gallery.py); deletes the note. Screenshots go to test-output/browser/.
 Exits non-zero if anything fails.
 
 Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
@@ -28,6 +29,7 @@ import time
 import urllib.error
 import urllib.request
 
+from browser_gallery import gallery_loads_as_it_scrolls
 from relay import Relay
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
@@ -379,6 +381,9 @@ class BrowserTest:
                     if (entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]) and not refused_login(entry)]
         assert not problems, f"browser console: {problems}"
 
+    def gallery_loads_as_it_scrolls(self):
+        gallery_loads_as_it_scrolls(self)
+
     def interrupted_upload_resumes(self):
         """A 16 MB upload loses its connection midway — the page is served through a relay the
         test runs, which drops every connection once 15% has gone (DevTools throttles the upload
@@ -447,7 +452,8 @@ def main():
         test = BrowserTest(server, corpus, output, binary, store)
         steps = [test.log_in, test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
-                 test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.no_console_errors,
+                 test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
+                 test.no_console_errors,
                  test.interrupted_upload_resumes, test.delete_note]
         for index, step in enumerate(steps):
             name = step.__name__.replace("_", " ")

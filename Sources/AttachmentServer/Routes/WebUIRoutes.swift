@@ -1,13 +1,15 @@
 import AttachmentStore
 import Hummingbird
 
-/// The web UI's pages, rendered on the server: `/` (notes and search) and `/notes/{id}`.
+/// The web UI's pages, rendered on the server: `/` (notes and search), `/notes/{id}`, and the
+/// later pages of a note's gallery, `/notes/{id}/gallery?after=P` (an HTML fragment of tiles).
 struct WebUIRoutes {
     let dependencies: ServerDependencies
 
     func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("/", use: home)
         router.get("notes/:id", use: note)
+        router.get("notes/:id/gallery", use: galleryPage)
     }
 
     @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -22,13 +24,21 @@ struct WebUIRoutes {
         do {
             let id = try NoteRoutes.noteID(context)
             let note = try await dependencies.store.note(id)
-            let attachments = try await dependencies.store.attachments(of: id)
-            return Self.html(NoteDetailPage(note: note, attachments: attachments, assets: dependencies.assets).html)
+            let gallery = try await GalleryPage.first(note: id, from: dependencies.store)
+            return Self.html(NoteDetailPage(note: note, gallery: gallery, assets: dependencies.assets).html)
         } catch let error as ServerError where error.status == .notFound {
             return Self.notFoundPage(dependencies.assets)
         } catch AttachmentStore.Error.noteNotFound {
             return Self.notFoundPage(dependencies.assets)
         }
+    }
+
+    /// The tiles after position `after` of a note's gallery, as an HTML fragment (see
+    /// ``GalleryPage``); 404 for a note that does not exist.
+    @Sendable func galleryPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try NoteRoutes.noteID(context)
+        let after = try request.uri.queryParameters.get("after").map { try NoteRoutes.integer($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
+        return Self.html(try await GalleryPage.read(note: id, after: after, from: dependencies.store).fragment)
     }
 
     /// A page for a note that does not exist (deleted, or a mistyped address), with a way back.

@@ -2,13 +2,21 @@ import AttachmentStore
 import Foundation
 
 /// A note's page: title and body editing, the photo gallery, imports and the viewer.
+///
+/// The gallery comes a page at a time: the first ``pageSize`` tiles with the page, the rest as
+/// the user scrolls (``GalleryPage``, which the page script asks for at `data-next`), so a
+/// note of 2,000 photos costs what one of 100 does until someone scrolls through it.
 struct NoteDetailPage {
+    /// Tiles in the page, and in each later gallery page.
+    static let pageSize = 100
+
     let note: Note
-    let attachments: [Attachment]
+    /// The first page of the note's attachments.
+    let gallery: GalleryPage
     let assets: StaticAssets
 
     var html: String {
-        let tiles = attachments.map { Self.tile(for: $0) }.joined(separator: "\n")
+        let tiles = gallery.attachments.map { Self.tile(for: $0) }.joined(separator: "\n")
         return HTML.page(title: note.title.isEmpty ? "Untitled" : note.title, assets: assets, bodyClass: "note-page", body: """
             <header class="bar">
               <a href="/" class="back">← Notes</a>
@@ -29,7 +37,8 @@ struct NoteDetailPage {
                 </div>
                 <div id="drop" class="drop">Drop photos here</div>
                 <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
-                <ul id="gallery" class="gallery">\(tiles)</ul>
+                <ul id="gallery" class="gallery"\(gallery.nextAttribute)>\(tiles)</ul>
+                \(gallery.next == nil ? "" : "<p id=\"gallery-more\" class=\"gallery-more\" role=\"status\">More photos below</p>")
               </section>
             </main>
             <dialog id="viewer" class="viewer" aria-label="Photo">

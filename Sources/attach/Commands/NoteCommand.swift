@@ -39,7 +39,7 @@ struct NoteCommand: AsyncParsableCommand {
             if json { return Console.json(notes) }
             var rows = [["ID", "UPDATED", "ATTACHMENTS", "TITLE"]]
             for note in notes {
-                let count = try await store.attachments(of: note.id).count
+                let count = try await store.attachmentCount(of: note.id)
                 rows.append([Formatting.short(note.id.rawValue), note.updatedAt.formatted(.iso8601), String(count), note.title])
             }
             for line in Formatting.table(rows) { Console.out(line) }

@@ -279,7 +279,8 @@
     let ordering = Promise.resolve();
     const placeOnServer = (item) => {
       ordering = ordering.then(async () => {
-        const index = [...gallery.querySelectorAll('.tile')].indexOf(item);
+        // Tiles not loaded yet (galleryPages) come before every new one on the server.
+        const index = [...gallery.querySelectorAll('.tile')].indexOf(item) + Number(gallery.dataset.unloaded || 0);
         await api('PATCH', `/api/attachments/${item.dataset.id}`, { position: index });
       }).catch((error) => {
         document.getElementById('save-status').textContent = `Order not saved: ${error.message}`;
@@ -289,7 +290,8 @@
 
     const importFiles = (files) => {
       for (const file of files) {
-        const placeholder = element('li', { class: 'tile-pending', dataset: { filename: file.name } }, [
+        // data-added: made on this page, so later gallery pages go before it (galleryPages).
+        const placeholder = element('li', { class: 'tile-pending', dataset: { filename: file.name, added: '1' } }, [
           element('span', { class: 'tile-name', text: file.name }),
         ]);
         gallery.append(placeholder);
@@ -297,6 +299,7 @@
           progress, waiting, unauthorized: goToLogin,
         }), async (attachmentID) => {
           const item = tile(await api('GET', `/api/attachments/${attachmentID}`));
+          item.dataset.added = '1';
           placeholder.replaceWith(item);
           await placeOnServer(item);
         });
@@ -487,6 +490,9 @@
       pump();
     }, { rootMargin: '200px' });
     for (const item of gallery.querySelectorAll('.tile[data-availability=remote]')) observer.observe(item);
+    gallery.addEventListener('gallery-tiles', (event) => {
+      for (const item of event.detail) if (item.dataset.availability === 'remote') observer.observe(item);
+    });
 
     const remoteTile = (image) => {
       const item = image.tagName === 'IMG' ? image.closest('.tile') : null;
@@ -504,6 +510,58 @@
       const button = event.target.closest('button.retry');
       if (button) retry(button.closest('.tile'));
     });
+  }
+
+  // A note's gallery arrives a page at a time: the page holds the first tiles and, while there
+  // are more, the next page's address in the gallery's data-next. When the "More photos" line
+  // under the gallery comes near the viewport, the next page's tiles (an HTML fragment the
+  // server renders, the same markup as the page's) are appended, and a 'gallery-tiles' event
+  // tells the remote-tile pacing about them. Tiles uploaded meanwhile stay last, where the
+  // server put them, and a tile already shown is not added twice.
+  function galleryPages() {
+    const gallery = document.getElementById('gallery');
+    const more = document.getElementById('gallery-more');
+    if (!more) return;
+    let loading = false;
+    const nearViewport = () => more.isConnected && more.getBoundingClientRect().top < window.innerHeight + 600;
+    const load = async () => {
+      const next = gallery.dataset.next;
+      if (loading || !next) return;
+      loading = true;
+      more.textContent = 'Loading more photos…';
+      try {
+        const response = await fetch(next, { credentials: 'same-origin' });
+        if (response.redirected && new URL(response.url).pathname === '/login') { goToLogin(); return; }
+        if (!response.ok) throw new Error(await errorMessage(response));
+        const page = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('ul');
+        const firstAdded = gallery.querySelector('[data-added]');
+        const added = [];
+        for (const item of [...page.children]) {
+          if (gallery.querySelector(`.tile[data-id="${CSS.escape(item.dataset.id || '')}"]`)) continue;
+          const adopted = document.importNode(item, true);
+          gallery.insertBefore(adopted, firstAdded);
+          added.push(adopted);
+        }
+        gallery.dataset.unloaded = String(Math.max(0, Number(gallery.dataset.unloaded || 0) - added.length));
+        if (page.dataset.next) {
+          gallery.dataset.next = page.dataset.next;
+          more.textContent = 'More photos below';
+        } else {
+          delete gallery.dataset.next;
+          more.remove();
+        }
+        gallery.dispatchEvent(new CustomEvent('gallery-tiles', { detail: added }));
+      } catch (error) {
+        more.textContent = `More photos could not be loaded (${error.message}); scroll again to retry.`;
+        return;
+      } finally {
+        loading = false;
+      }
+      if (nearViewport()) load(); // a short page: the line is still in sight
+    };
+    new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) load();
+    }, { rootMargin: '600px' }).observe(more);
   }
 
   function viewer() {
@@ -607,6 +665,7 @@
     autosave(`/api/notes/${noteID}`);
     uploads(noteID);
     remoteTiles();
+    galleryPages();
     viewer();
     document.getElementById('delete-note').addEventListener('click', async () => {
       if (!window.confirm('Delete this note and all of its photos? This cannot be undone.')) return;
