@@ -235,7 +235,7 @@ struct WebUIRenderingTests {
                                 blobHash: Self.hash, byteCount: 5, mediaType: "text/plain", filename: "b.txt", image: nil,
                                 metadata: [:], createdAt: Self.date, updatedAt: Self.date, state: .present)
         let page = NoteDetailPage(note: Self.note(title: "A \"quoted\" <title>", body: "line </textarea><script>"),
-                                  attachments: [Self.attachment(), second], assets: try await Self.assets()).html
+                                  gallery: GalleryPage(attachments: [Self.attachment(), second], next: nil), assets: try await Self.assets()).html
         #expect(page.contains("<title>A &quot;quoted&quot; &lt;title&gt;</title>"))
         #expect(page.contains(#"value="A &quot;quoted&quot; &lt;title&gt;""#))
         #expect(page.contains("line &lt;/textarea&gt;&lt;script&gt;</textarea>"))
@@ -243,7 +243,7 @@ struct WebUIRenderingTests {
         let first = try #require(page.range(of: #"data-id="\#(Self.attachmentID.rawValue)""#))
         let then = try #require(page.range(of: #"data-id="b0000000-1111-4222-8333-444455556666""#))
         #expect(first.lowerBound < then.lowerBound)
-        let untitled = NoteDetailPage(note: Self.note(title: ""), attachments: [], assets: try await Self.assets()).html
+        let untitled = NoteDetailPage(note: Self.note(title: ""), gallery: GalleryPage(attachments: [], next: nil), assets: try await Self.assets()).html
         #expect(untitled.contains("<title>Untitled</title>"))
         #expect(untitled.contains(#"<ul id="gallery" class="gallery"></ul>"#))
     }

@@ -94,7 +94,7 @@ struct NoteLifecycleTests {
         guard database.dialect == .sqlite else { return }
         for sql in [
             "SELECT * FROM note ORDER BY updatedAt DESC, id LIMIT 50 OFFSET 0",
-            "SELECT * FROM note WHERE (updatedAt < '2026-01-01 00:00:00.000' OR (updatedAt = '2026-01-01 00:00:00.000' AND id > 'x')) ORDER BY updatedAt DESC, id LIMIT 50 OFFSET 0",
+            "SELECT * FROM note WHERE updatedAt <= '2026-01-01 00:00:00.000' AND (updatedAt < '2026-01-01 00:00:00.000' OR id > 'x') ORDER BY updatedAt DESC, id LIMIT 50 OFFSET 0",
         ] {
             let plan = try await database.read { db in try db.query("EXPLAIN QUERY PLAN " + sql, []).map { try $0.requiredString("detail") } }
             #expect(plan.contains { $0.contains("note_on_updatedAt_id") }, "\(plan)")
