@@ -117,7 +117,7 @@ soak: deps corpus
 browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
 
-## bench: ingest, thumbnails, storage strategies, the server, peer fetches and pages of notes at 1k/10k/100k against cp + sync,
+## bench: ingest, thumbnails, storage strategies, the server, peer fetches, pages of notes at 1k/10k/100k and the CLI's start against cp + sync,
 ## vipsthumbnail and nginx, originals saved to S3 against boto3 (local S3 started), then the
 ## micro-benchmarks (package-benchmark); writes BENCHMARKS.md
 bench: deps corpus
@@ -128,6 +128,7 @@ bench: deps corpus
 	scripts/bench-server.sh
 	scripts/bench-sync.sh
 	scripts/bench-notes.sh
+	scripts/bench-start.sh
 	$(WITH_SERVICES) scripts/bench-s3.sh
 	SWIFT=$(SWIFT) scripts/bench-micro.sh
 
@@ -144,6 +145,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-notes.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-start.sh > /dev/null
 	$(SMOKE_ENV) $(WITH_SERVICES) scripts/bench-s3.sh > /dev/null
 	$(SMOKE_ENV) SWIFT=$(SWIFT) scripts/bench-micro.sh > /dev/null
 

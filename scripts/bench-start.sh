@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Measures what starting the `attach` command costs before any work (issue 13: `attach stats`
+# at most 20 ms of wall time and 30 MB of peak memory), against the floor of starting any process
+# (`/bin/true`) and the same reading done by `sqlite3` (the counts `attach stats` reports come from
+# the catalog). Runs alternate between the commands, 21 of each by default; medians. Also reports
+# where the start goes: the shared libraries the binary loads and the dynamic loader's own time
+# (LD_DEBUG=statistics, in CPU cycles, turned into milliseconds at the CPU's nominal clock).
+# Writes the start section of BENCHMARKS.md (between <!-- start:begin --> and <!-- start:end -->).
+# Called by `make bench`.
+#
+# Environment (and those of scripts/bench-lib.sh):
+#   PEAK_RSS_BIN  the peak-memory spawner (default .build/release/peak-rss)
+#   BENCH_STARTS  runs of each command (default 21; the smoke pass makes 3)
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-lib.sh
+. "$repo/scripts/bench-lib.sh"
+peak=${PEAK_RSS_BIN:-$repo/.build/release/peak-rss}
+starts=${BENCH_STARTS:-21}
+if [ "$smoke" = 1 ]; then starts=3; fi
+case $starts in ''|*[!0-9]*|0) die "BENCH_STARTS must be a positive integer, got '$starts'" ;; esac
+
+[ -x "$bin" ] || die "attach binary not found at $bin (run \`swift build -c release --product attach\`)"
+[ -x "$peak" ] || die "peak-rss not found at $peak (swift build -c release --product peak-rss, or set PEAK_RSS_BIN)"
+need=()
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+# shellcheck source=scripts/apt-lib.sh
+. "$repo/scripts/apt-lib.sh"
+apt_install "for the benchmark" "${need[@]}" || die "install the packages above, then run again"
+[ -d "$corpus/fifty" ] || die "corpus folder $corpus/fifty is missing (run \`make corpus\`)"
+bench_check_output start
+bench_scratch
+
+store=$scratch/store
+say "a store with 10 photos of the corpus"
+attach_quiet init --store "$store"
+note=$("$bin" note add "Start" --store "$store")
+shopt -s nullglob
+photos=("$corpus"/fifty/*.jpg)
+shopt -u nullglob
+attach_quiet import "${photos[@]:0:10}" --note "$note" --store "$store" --no-thumbnails
+
+say "timing $starts starts of each command, alternating"
+python3 - "$starts" "$scratch/times.txt" /bin/true -- \
+  sqlite3 "$store/catalog.sqlite" "SELECT count(*) FROM note; SELECT count(*) FROM attachment; SELECT count(*), sum(byteCount) FROM blob;" -- \
+  "$bin" --version -- "$bin" stats --store "$store" <<'PY'
+import statistics, subprocess, sys, time
+runs, out = int(sys.argv[1]), sys.argv[2]
+commands, current = [], []
+for word in sys.argv[3:] + ["--"]:
+    if word == "--":
+        commands.append(current)
+        current = []
+    else:
+        current.append(word)
+for command in commands:  # once each, untimed: the page cache holds every file afterwards
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+times = [[] for _ in commands]
+for _ in range(runs):
+    for index, command in enumerate(commands):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        times[index].append((time.perf_counter() - started) * 1000)
+with open(out, "w") as file:
+    for samples in times:
+        file.write(f"{statistics.median(samples):.2f} {min(samples):.2f} {max(samples):.2f}\n")
+PY
+mapfile -t timed < "$scratch/times.txt"
+
+peak_mb() { # peak_mb COMMAND...: its peak RSS in MiB, the median of 3 runs
+  local values=()
+  for _ in 1 2 3; do
+    "$peak" "$scratch/rss" "$@" > /dev/null 2> "$scratch/peak.err" || { cat "$scratch/peak.err" >&2; die "$* failed"; }
+    values+=("$(awk '{ printf "%.1f", $1 / 1048576 }' "$scratch/rss")")
+  done
+  median "${values[@]}"
+}
+rss_true=$(peak_mb /bin/true)
+rss_sqlite=$(peak_mb "$(command -v sqlite3)" "$store/catalog.sqlite" "SELECT count(*) FROM note;")
+rss_version=$(peak_mb "$bin" --version)
+rss_stats=$(peak_mb "$bin" stats --store "$store")
+
+libraries=$(ldd "$bin" | grep -c '=>' || true)
+cycles=$(LD_DEBUG=statistics "$bin" --version 2>&1 >/dev/null | awk '/total startup time in dynamic loader/ { sub(/.*dynamic loader: */, ""); sub(/ cycles.*/, ""); print; exit }')
+mhz=$(awk -F: '/^cpu MHz/ { printf "%.0f", $2; exit }' /proc/cpuinfo)
+loader_ms=$(awk -v c="${cycles:-0}" -v m="${mhz:-0}" 'BEGIN { if (m > 0) printf "%.1f", c / (m * 1000); else print "unknown" }')
+
+row() { # row LABEL "MEDIAN MIN MAX" RSS
+  local med min max
+  read -r med min max <<< "$2"
+  printf '| %s | %s ms | %s ms | %s ms | %s× | %s MiB |\n' "$1" "$med" "$min" "$max" "$(ratio "$med" "$(cut -d' ' -f1 <<< "${timed[1]}")")" "$3"
+}
+stats_ms=$(cut -d' ' -f1 <<< "${timed[3]}")
+verdict() { # verdict VALUE LIMIT UNIT
+  awk -v v="$1" -v l="$2" -v u="$3" 'BEGIN { if (v <= l) printf "met (%s %s, target ≤ %s %s)", v, u, l, u; else printf "missed by %.1f× (%s %s, target ≤ %s %s)", v / l, v, u, l, u }'
+}
+section=$(
+  echo "<!-- start:begin -->"
+  echo "## Start: a command that touches no image"
+  echo
+  bench_header
+  echo "- Command: \`make bench\` (\`scripts/bench-start.sh\`); $starts runs of each command, alternating; peak memory by \`peak-rss\` (median of 3). The store holds 10 photos."
+  echo
+  echo "| command | median | min | max | vs sqlite3 | peak RSS |"
+  echo "|---|---|---|---|---|---|"
+  row "\`/bin/true\` (starting any process)" "${timed[0]}" "$rss_true"
+  row "\`sqlite3\` reading the same counts (reference)" "${timed[1]}" "$rss_sqlite"
+  row "\`attach --version\` (start only)" "${timed[2]}" "$rss_version"
+  row "\`attach stats\`" "${timed[3]}" "$rss_stats"
+  echo
+  echo "- \`attach stats\` wall time: $(verdict "$stats_ms" 20 ms); peak memory: $(verdict "$rss_stats" 30 MiB)."
+  echo "- Where the start goes: the binary loads $libraries shared libraries (\`ldd\`; libvips brings most of them, though no image is touched), and the dynamic loader spends ${cycles:-unknown} cycles on them before \`main\` (\`LD_DEBUG=statistics attach --version\`), about $loader_ms ms at the CPU's nominal ${mhz:-unknown} MHz; the rest of \`attach --version\` goes to the libraries' initialisers and the program itself (see a profile: \`perf record -g attach --version\`)."
+  echo "<!-- start:end -->"
+)
+bench_stop_sampler
+bench_write_section start "$section"
