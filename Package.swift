@@ -178,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "attach-bench",
             dependencies: [
-                "AttachmentStore", "Imaging",
+                "AttachmentStore", "Imaging", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/attach-bench"

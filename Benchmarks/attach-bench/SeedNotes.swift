@@ -1,6 +1,7 @@
 import ArgumentParser
 import AttachmentStore
 import Foundation
+import TestSupport
 
 extension AttachBench {
     /// `notes`: fills a new store with `count` notes for the listing and search benchmarks of
@@ -47,20 +48,5 @@ extension AttachBench {
             }
             report(["seconds": (clock.now - started) / .seconds(1), "notes": Double(count)])
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so every run seeds the same notes.
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -41,9 +41,10 @@ extension AttachmentStore.Error {
 }
 
 extension AttachmentStore.Error.Cause {
-    /// The cause a Foundation file operation's error is: its POSIX error number when it has one
-    /// (`FileManager` and `Data.write` wrap `errno` in an `NSError`), else its description.
-    public init(_ error: any Swift.Error) {
+    /// The cause a Foundation file operation's error is: its POSIX error number, as a failure of
+    /// `call`, when it has one (`FileManager` and `Data.write` wrap `errno` in an `NSError`),
+    /// else its description.
+    public init(_ error: any Swift.Error, call: String = "write") {
         if let error = error as? SystemError {
             self = .system(error)
             return
@@ -51,7 +52,7 @@ extension AttachmentStore.Error.Cause {
         let nsError = error as NSError
         let candidates = [nsError] + [(nsError.userInfo[NSUnderlyingErrorKey] as? any Swift.Error).map { $0 as NSError }].compactMap { $0 }
         if let posix = candidates.last(where: { $0.domain == NSPOSIXErrorDomain }) {
-            self = .system(SystemError("write", code: Int32(posix.code)))
+            self = .system(SystemError(call, code: Int32(posix.code)))
         } else {
             self = .condition(nsError.localizedDescription)
         }

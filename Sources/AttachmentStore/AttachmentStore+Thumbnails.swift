@@ -134,7 +134,7 @@ extension AttachmentStore {
         do {
             try await BlockingPool.run { try disk.removeAll() }
         } catch {
-            throw Error.writeFailed(path: disk.root, cause: .init(error))
+            throw Error.writeFailed(path: disk.root, cause: .init(error, call: "remove"))
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import MultipartKit
 import NIOCore
 import Testing
+import TestSupport
 
 /// Our streaming multipart reader against vapor's multipart-kit on generated bodies.
 ///
@@ -15,18 +16,6 @@ import Testing
 /// encoded. The seed is printed with any failure.
 @Suite("Multipart reader against multipart-kit", .timeLimit(.minutes(3)))
 struct MultipartDifferentialTests {
-    /// A small deterministic generator (SplitMix64), so a failing case can be replayed from its seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// One part as encoded: its field name, file name, type and bytes.
     struct Field: Equatable {
         var name: String
@@ -49,7 +38,7 @@ struct MultipartDifferentialTests {
     static let boundaryCharacters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'()+_,-./:=?")
 
     static func makeCase(seed: UInt64) -> Case {
-        var random = Generator(state: seed)
+        var random = SplitMix(seed: seed)
         let boundary = String((0..<Int.random(in: 1...70, using: &random)).map { _ in boundaryCharacters.randomElement(using: &random)! })
         let delimiter = Array("\r\n--\(boundary)".utf8)
         var fields: [Field] = []
@@ -166,7 +155,7 @@ struct MultipartDifferentialTests {
     func truncatedBodiesAreRefused() async throws {
         for seed in UInt64(1001)...1150 {
             let generated = Self.makeCase(seed: seed)
-            var random = Generator(state: seed)
+            var random = SplitMix(seed: seed)
             let cut = Int.random(in: 0..<generated.closingEnd, using: &random)
             let truncated = Array(generated.encoded.prefix(cut))
             await #expect(throws: MultipartReader<ChunkSequence>.Malformed.self, "seed \(seed), cut at \(cut) of \(generated.closingEnd)") {
@@ -179,7 +168,7 @@ struct MultipartDifferentialTests {
     func mutatedBodiesAreReadOrRefused() async throws {
         for seed in UInt64(2001)...2300 {
             let generated = Self.makeCase(seed: seed)
-            var random = Generator(state: seed)
+            var random = SplitMix(seed: seed)
             var bytes = generated.encoded
             for _ in 0..<Int.random(in: 1...8, using: &random) where !bytes.isEmpty {
                 bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)

@@ -9,6 +9,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 /// How every failure becomes an HTTP answer, without a server: each store error and each
@@ -221,14 +222,15 @@ struct ServerErrorMappingTests {
 
 /// Gathers what a response body writes, to read an answer made without a server.
 struct BodyCollector: ResponseBodyWriter {
-    final class Storage: @unchecked Sendable {
-        var bytes: [UInt8] = []
+    /// The bytes written so far, shared with the copy `bytes(of:)` keeps.
+    final class Storage: Sendable {
+        let bytes = Mutex<[UInt8]>([])
     }
 
     let storage = Storage()
 
     mutating func write(_ buffer: ByteBuffer) async throws {
-        storage.bytes += buffer.readableBytesView
+        storage.bytes.withLock { $0 += buffer.readableBytesView }
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
@@ -237,6 +239,6 @@ struct BodyCollector: ResponseBodyWriter {
     static func bytes(of response: Response) async throws -> [UInt8] {
         let collector = BodyCollector()
         try await response.body.write(collector)
-        return collector.storage.bytes
+        return collector.storage.bytes.withLock { $0 }
     }
 }

@@ -44,7 +44,7 @@ struct ListObjectsPageTests {
 
     @Test("one page gives its objects in order: key, size, ETag without quotes, and the modification date")
     func onePage() async throws {
-        let server = try await ScriptedS3.start([Self.page(
+        let server = try await ScriptedHTTPServer.start(answers: [Self.page(
             Self.object("sha256/a&amp;b c.jpg", size: "4096") + Self.object("sha256/z", size: "0", etag: "\"multi-3\"", modified: "2024-02-29T23:59:58Z"))])
         let listed = try await Self.list(try server.client(), prefix: "sha256/")
         #expect(listed.objects == [
@@ -59,7 +59,7 @@ struct ListObjectsPageTests {
 
     @Test("pages are followed by their continuation tokens, sent encoded, until one is not truncated")
     func pagesFollowed() async throws {
-        let server = try await ScriptedS3.start([
+        let server = try await ScriptedHTTPServer.start(answers: [
             Self.page(Self.object("a") + Self.object("b"), truncated: true, next: "token/1+="),
             Self.page(Self.object("c"), truncated: true, next: "token-2"),
             Self.page(Self.object("d")),
@@ -77,11 +77,11 @@ struct ListObjectsPageTests {
 
     @Test("an empty page ends an empty listing; an empty truncated page leads on to the next")
     func emptyPages() async throws {
-        let empty = try await ScriptedS3.start([Self.page("")])
+        let empty = try await ScriptedHTTPServer.start(answers: [Self.page("")])
         #expect(try await Self.list(try empty.client()).objects.isEmpty)
         try await empty.stop()
 
-        let gap = try await ScriptedS3.start([Self.page("", truncated: true, next: "t1"), Self.page(Self.object("late"))])
+        let gap = try await ScriptedHTTPServer.start(answers: [Self.page("", truncated: true, next: "t1"), Self.page(Self.object("late"))])
         let listed = try await Self.list(try gap.client())
         #expect(listed.objects.map(\.key) == ["late"])
         #expect(listed.pages == 2)
@@ -90,7 +90,7 @@ struct ListObjectsPageTests {
 
     @Test("the page size is clamped to S3's 1 to 1000 keys", arguments: [(0, 1), (-5, 1), (1, 1), (999, 999), (1000, 1000), (5000, 1000)])
     func pageSizeClamped(requested: Int, sent: Int) async throws {
-        let server = try await ScriptedS3.start([Self.page("")])
+        let server = try await ScriptedHTTPServer.start(answers: [Self.page("")])
         _ = try await Self.list(try server.client(), pageSize: requested)
         #expect(server.requests == ["GET /bucket?list-type=2&max-keys=\(sent)"])
         try await server.stop()
@@ -98,7 +98,7 @@ struct ListObjectsPageTests {
 
     @Test("a missing or unreadable date is no date, not a failure", arguments: [nil, "", "last Tuesday", "2024-02-29"])
     func missingDates(modified: String?) async throws {
-        let server = try await ScriptedS3.start([Self.page(Self.object("k", modified: modified))])
+        let server = try await ScriptedHTTPServer.start(answers: [Self.page(Self.object("k", modified: modified))])
         let listed = try await Self.list(try server.client())
         #expect(listed.objects.map(\.lastModified) == [nil])
         try await server.stop()
@@ -112,7 +112,7 @@ struct ListObjectsPageTests {
         "<Contents><Key>k</Key><Size> 1</Size></Contents>",
     ])
     func objectWithoutKeyOrSize(contents: String) async throws {
-        let server = try await ScriptedS3.start([Self.page(contents)])
+        let server = try await ScriptedHTTPServer.start(answers: [Self.page(contents)])
         #expect(await Self.refusal(try server.client()) == "a listed object has no Key or Size")
         try await server.stop()
     }
@@ -122,7 +122,7 @@ struct ListObjectsPageTests {
         for answers in [[Self.page(Self.object("a"), truncated: true)],
                         [Self.page(Self.object("a"), truncated: true, next: "")],
                         [Self.page(Self.object("a"), truncated: true, next: "same"), Self.page(Self.object("b"), truncated: true, next: "same")]] {
-            let server = try await ScriptedS3.start(answers)
+            let server = try await ScriptedHTTPServer.start(answers: answers)
             #expect(await Self.refusal(try server.client()) == "a truncated listing came without a new NextContinuationToken")
             #expect(server.requests.count == answers.count, "no request is sent after the refusal")
             try await server.stop()
@@ -131,14 +131,14 @@ struct ListObjectsPageTests {
 
     @Test("an answer whose root is not ListBucketResult is refused, naming it")
     func wrongRoot() async throws {
-        let server = try await ScriptedS3.start([.xml("<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>")])
+        let server = try await ScriptedHTTPServer.start(answers: [.xml("<ListAllMyBucketsResult><Buckets/></ListAllMyBucketsResult>")])
         #expect(await Self.refusal(try server.client()) == "ListObjectsV2 answered <ListAllMyBucketsResult>, not <ListBucketResult>")
         try await server.stop()
     }
 
     @Test("a success answer that is not XML is refused as malformed")
     func malformedPage() async throws {
-        let server = try await ScriptedS3.start([.init(status: .ok, body: "<html><body>proxy error")])
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .ok, body: "<html><body>proxy error")])
         let reason = try #require(await Self.refusal(try server.client()))
         #expect(reason.hasPrefix("malformed XML ("))
         try await server.stop()
@@ -146,7 +146,7 @@ struct ListObjectsPageTests {
 
     @Test("an error status while listing is the typed error, not a parse failure")
     func errorStatusWhileListing() async throws {
-        let server = try await ScriptedS3.start([.xml("<Error><Code>NoSuchBucket</Code><Message>gone</Message></Error>", status: .notFound)])
+        let server = try await ScriptedHTTPServer.start(answers: [.xml("<Error><Code>NoSuchBucket</Code><Message>gone</Message></Error>", status: .notFound)])
         await #expect(throws: S3ClientError.noSuchBucket("bucket")) { _ = try await Self.list(try server.client()) }
         try await server.stop()
     }

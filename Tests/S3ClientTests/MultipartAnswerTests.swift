@@ -28,7 +28,7 @@ struct MultipartAnswerTests {
     }
 
     /// A client that uploads every non-empty file in parts.
-    static func multipartClient(_ server: ScriptedS3) throws -> S3Client {
+    static func multipartClient(_ server: ScriptedHTTPServer) throws -> S3Client {
         try server.client {
             $0.multipartThreshold = 1
             $0.partSize = S3Client.minimumPartSize
@@ -39,7 +39,7 @@ struct MultipartAnswerTests {
 
     @Test("a completed upload sends its parts' ETags escaped in the completion XML and returns the final ETag unquoted")
     func completedUpload() async throws {
-        let server = try await ScriptedS3.start([
+        let server = try await ScriptedHTTPServer.start(answers: [
             Self.initiated, Self.partStored,
             .xml("<CompleteMultipartUploadResult><Bucket>bucket</Bucket><Key>big</Key><ETag>\"3858f62230ac3c915f300c664312c11f-1\"</ETag></CompleteMultipartUploadResult>"),
         ])
@@ -60,7 +60,7 @@ struct MultipartAnswerTests {
 
     @Test("a completion answered 200 with an error document fails with S3's error, and the upload is aborted")
     func completionErrorInBody() async throws {
-        let server = try await ScriptedS3.start([
+        let server = try await ScriptedHTTPServer.start(answers: [
             Self.initiated, Self.partStored,
             .xml("<Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>"),
             Self.aborted,
@@ -77,7 +77,7 @@ struct MultipartAnswerTests {
 
     @Test("a completion answered without an ETag is an unreadable answer, and the upload is aborted")
     func completionWithoutETag() async throws {
-        let server = try await ScriptedS3.start([
+        let server = try await ScriptedHTTPServer.start(answers: [
             Self.initiated, Self.partStored, .xml("<CompleteMultipartUploadResult><Key>big</Key></CompleteMultipartUploadResult>"), Self.aborted,
         ])
         let (directory, path, _) = try Self.file(size: 10)
@@ -94,7 +94,7 @@ struct MultipartAnswerTests {
         "<InitiateMultipartUploadResult><UploadId></UploadId></InitiateMultipartUploadResult>",
     ])
     func noUploadID(answer: String) async throws {
-        let server = try await ScriptedS3.start([.xml(answer)])
+        let server = try await ScriptedHTTPServer.start(answers: [.xml(answer)])
         let (directory, path, _) = try Self.file(size: 10)
         await #expect(throws: S3ClientError.invalidResponse("CreateMultipartUpload of big answered no UploadId")) {
             _ = try await Self.multipartClient(server).putObject(key: "big", fileAt: path)
@@ -106,7 +106,7 @@ struct MultipartAnswerTests {
 
     @Test("a file needing more than 10,000 parts is refused before anything is sent, naming what to raise")
     func tooManyParts() async throws {
-        let server = try await ScriptedS3.start([Self.initiated])
+        let server = try await ScriptedHTTPServer.start(answers: [Self.initiated])
         let directory = try TemporaryDirectory("s3-too-many-parts")
         let url = directory.appending("sparse.bin")
         let size = S3Client.minimumPartSize * S3Client.maximumPartCount + 1
@@ -129,7 +129,7 @@ struct MultipartAnswerTests {
 
     @Test("in us-east-1 a bucket is created with an empty body")
     func createBucketUSEast1() async throws {
-        let server = try await ScriptedS3.start([.init(status: .ok)])
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .ok)])
         #expect(try await server.client().createBucketIfMissing())
         #expect(server.requests == ["PUT /bucket"])
         #expect(server.endpoint.requests.first?.body == "")
@@ -138,7 +138,7 @@ struct MultipartAnswerTests {
 
     @Test("in another region the bucket is created with that region as its location constraint")
     func createBucketElsewhere() async throws {
-        let server = try await ScriptedS3.start([.init(status: .ok)])
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .ok)])
         #expect(try await server.client(region: "eu-west-1").createBucketIfMissing())
         #expect(server.endpoint.requests.first?.body
             == "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>")
@@ -147,7 +147,7 @@ struct MultipartAnswerTests {
 
     @Test("BucketAlreadyOwnedByYou means the bucket is there: nothing created, no error")
     func bucketAlreadyOwned() async throws {
-        let server = try await ScriptedS3.start([
+        let server = try await ScriptedHTTPServer.start(answers: [
             .xml("<Error><Code>BucketAlreadyOwnedByYou</Code><Message>yours</Message></Error>", status: .conflict),
         ])
         #expect(try await server.client().createBucketIfMissing() == false)
@@ -158,12 +158,12 @@ struct MultipartAnswerTests {
     @Test("BucketAlreadyExists on a bucket this client can reach is taken as its own; one it cannot reach is the conflict")
     func bucketAlreadyExists() async throws {
         let conflict = FakeAWSEndpoint.Answer.xml("<Error><Code>BucketAlreadyExists</Code><Message>taken</Message></Error>", status: .conflict)
-        let reachable = try await ScriptedS3.start([conflict, .init(status: .ok)])
+        let reachable = try await ScriptedHTTPServer.start(answers: [conflict, .init(status: .ok)])
         #expect(try await reachable.client().createBucketIfMissing() == false)
         #expect(reachable.requests == ["PUT /bucket", "HEAD /bucket"])
         try await reachable.stop()
 
-        let elsewhere = try await ScriptedS3.start([conflict, .init(status: .notFound)])
+        let elsewhere = try await ScriptedHTTPServer.start(answers: [conflict, .init(status: .notFound)])
         await #expect(throws: S3ClientError.badStatus(code: 409, s3Code: "BucketAlreadyExists", message: "taken")) {
             try await elsewhere.client().createBucketIfMissing()
         }
@@ -175,7 +175,7 @@ struct MultipartAnswerTests {
 
     @Test("a PUT of bytes sends their Content-MD5 and returns the ETag without quotes")
     func putBytes() async throws {
-        let server = try await ScriptedS3.start([.init(status: .ok, headers: [("ETag", "\"900150983cd24fb0d6963f7d28e17f72\"")])])
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .ok, headers: [("ETag", "\"900150983cd24fb0d6963f7d28e17f72\"")])])
         let etag = try await server.client().putObject(key: "notes/a b.txt", data: Array("abc".utf8))
         #expect(etag == "900150983cd24fb0d6963f7d28e17f72")
         let request = try #require(server.endpoint.requests.first)
@@ -188,7 +188,7 @@ struct MultipartAnswerTests {
 
     @Test("a PUT answered without an ETag is an unreadable answer naming the key")
     func putWithoutETag() async throws {
-        let server = try await ScriptedS3.start([.init(status: .ok)])
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .ok)])
         await #expect(throws: S3ClientError.invalidResponse("the answer for k has no ETag")) {
             try await server.client().putObject(key: "k", data: [1])
         }
@@ -197,18 +197,18 @@ struct MultipartAnswerTests {
 
     @Test("HEAD of a missing key is nil; of a present one, its size and unquoted ETag")
     func headObject() async throws {
-        let missing = try await ScriptedS3.start([.init(status: .notFound)])
+        let missing = try await ScriptedHTTPServer.start(answers: [.init(status: .notFound)])
         #expect(try await missing.client().headObject(key: "gone") == nil)
         try await missing.stop()
 
-        let present = try await ScriptedS3.start([.init(status: .ok, body: "12345", headers: [("ETag", "\"e-1\"")])])
+        let present = try await ScriptedHTTPServer.start(answers: [.init(status: .ok, body: "12345", headers: [("ETag", "\"e-1\"")])])
         #expect(try await present.client().headObject(key: "k") == S3ObjectInfo(key: "k", size: 5, etag: "e-1"))
         try await present.stop()
     }
 
     @Test("deleting a key that holds nothing succeeds, as in S3")
     func deleteMissing() async throws {
-        let server = try await ScriptedS3.start([.xml("<Error><Code>NoSuchKey</Code></Error>", status: .notFound)])
+        let server = try await ScriptedHTTPServer.start(answers: [.xml("<Error><Code>NoSuchKey</Code></Error>", status: .notFound)])
         try await server.client().deleteObject(key: "gone")
         #expect(server.requests == ["DELETE /bucket/gone"])
         try await server.stop()
@@ -216,7 +216,7 @@ struct MultipartAnswerTests {
 
     @Test("a ranged GET sends its Range header and reports length, ETag and Content-Range as answered")
     func rangedGet() async throws {
-        let server = try await ScriptedS3.start([.init(status: .partialContent, body: "photo",
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .partialContent, body: "photo",
                                                        headers: [("ETag", "\"e-2\""), ("Content-Range", "bytes 0-4/11")])])
         let download = try await server.client().getObject(key: "k", range: .bounded(first: 0, last: 4))
         var bytes: [UInt8] = []
@@ -231,7 +231,7 @@ struct MultipartAnswerTests {
 
     @Test("a download into a file replaces a longer file's contents with exactly the object's bytes")
     func downloadTruncatesFile() async throws {
-        let server = try await ScriptedS3.start([.init(status: .ok, body: "new bytes", headers: [("ETag", "\"e\"")])])
+        let server = try await ScriptedHTTPServer.start(answers: [.init(status: .ok, body: "new bytes", headers: [("ETag", "\"e\"")])])
         let directory = try TemporaryDirectory("s3-download-file")
         let url = directory.appending("copy.bin")
         try Data(repeating: 0x41, count: 100).write(to: url)
@@ -244,7 +244,7 @@ struct MultipartAnswerTests {
 
     @Test("downloading a missing key into a file throws noSuchKey and creates no file")
     func downloadMissingKey() async throws {
-        let server = try await ScriptedS3.start([.xml("<Error><Code>NoSuchKey</Code><Message>none</Message></Error>", status: .notFound)])
+        let server = try await ScriptedHTTPServer.start(answers: [.xml("<Error><Code>NoSuchKey</Code><Message>none</Message></Error>", status: .notFound)])
         let directory = try TemporaryDirectory("s3-download-missing")
         let path = directory.appending("never.bin").path(percentEncoded: false)
         await #expect(throws: S3ClientError.noSuchKey(bucket: "bucket", key: "gone")) {

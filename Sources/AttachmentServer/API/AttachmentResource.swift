@@ -19,16 +19,43 @@ struct AttachmentResource: ResponseCodable, Equatable {
         var total: Int64
     }
 
+    /// The addresses of an attachment's metadata and bytes, made once per resource.
+    struct Addresses: Equatable {
+        /// The metadata address.
+        let url: String
+        /// The original bytes; `?v=<hash>` makes the address change with the content, so it is
+        /// cached as immutable.
+        let originalUrl: String
+        /// The thumbnail address without `size`, or `nil` when the attachment is not an image.
+        let thumbnailUrl: String?
+        /// What a viewer shows for an image: the original when every browser draws its type and
+        /// it is at most ``DisplayImage/largestOriginal``, else the 2048 px display rendition
+        /// (upright, sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too.
+        /// `nil` when the attachment is not an image.
+        let displayUrl: String?
+
+        init(_ attachment: Attachment) {
+            url = "/api/attachments/\(attachment.id.rawValue)"
+            originalUrl = "\(url)/original?v=\(attachment.blobHash.rawValue)"
+            thumbnailUrl = attachment.image == nil ? nil : "\(url)/thumbnail?v=\(attachment.blobHash.rawValue)"
+            displayUrl = thumbnailUrl.map { [originalUrl] in DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" }
+        }
+    }
+
     /// The attachment shown; its ``Attachment/state`` is `fetching` while ``fetch`` is set.
-    var attachment: Attachment
+    let attachment: Attachment
     /// Present only while the bytes are being fetched from a peer (``available`` is false then).
-    var fetch: FetchProgress?
+    let fetch: FetchProgress?
+    /// Where its metadata and bytes are served, derived from the attachment.
+    let addresses: Addresses
 
     /// The resource of `attachment`, with `fetch` when a transfer of its bytes is under way.
     init(_ attachment: Attachment, fetch: FetchProgress? = nil) {
-        self.attachment = attachment
-        if attachment.fetchedBytes != nil || fetch != nil { self.attachment.state = .fetching }
+        var shown = attachment
+        if attachment.fetchedBytes != nil || fetch != nil { shown.state = .fetching }
+        self.attachment = shown
         self.fetch = fetch
+        addresses = Addresses(attachment)
     }
 
     /// A field of the attachment shown.
@@ -41,17 +68,13 @@ struct AttachmentResource: ResponseCodable, Equatable {
     /// Whether the bytes can be read here at once (the state is `present`).
     var available: Bool { attachment.availability == .local }
     /// The metadata address.
-    var url: String { "/api/attachments/\(id)" }
-    /// The original bytes; `?v=<hash>` makes the address change with the content, so it is
-    /// cached as immutable.
-    var originalUrl: String { "\(url)/original?v=\(attachment.blobHash.rawValue)" }
-    /// The thumbnail address without `size`, or `nil` when the attachment is not an image.
-    var thumbnailUrl: String? { attachment.image == nil ? nil : "\(url)/thumbnail?v=\(attachment.blobHash.rawValue)" }
-    /// What a viewer shows for an image: the original when every browser draws its type and it
-    /// is at most ``DisplayImage/largestOriginal``, else the 2048 px display rendition (upright,
-    /// sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too. `nil` when
-    /// the attachment is not an image.
-    var displayUrl: String? { thumbnailUrl.map { DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" } }
+    var url: String { addresses.url }
+    /// The original's address (``Addresses/originalUrl``).
+    var originalUrl: String { addresses.originalUrl }
+    /// The thumbnail's address without `size` (``Addresses/thumbnailUrl``).
+    var thumbnailUrl: String? { addresses.thumbnailUrl }
+    /// What a viewer shows (``Addresses/displayUrl``).
+    var displayUrl: String? { addresses.displayUrl }
 
     private enum Keys: String, CodingKey {
         case id, noteId, position, filename, mediaType, byteCount, hash, image, metadata, available, state
@@ -88,7 +111,7 @@ struct AttachmentResource: ResponseCodable, Equatable {
         guard hash.hasPrefix("sha256:"), let blobHash = BlobHash(rawValue: String(hash.dropFirst(7))) else {
             throw DecodingError.dataCorruptedError(forKey: .hash, in: container, debugDescription: "not sha256:<64 hex digits>")
         }
-        attachment = Attachment(
+        let attachment = Attachment(
             id: AttachmentID(rawValue: try container.decode(String.self, forKey: .id)),
             noteID: NoteID(rawValue: try container.decode(String.self, forKey: .noteId)),
             position: try container.decode(Int.self, forKey: .position), blobHash: blobHash,
@@ -101,7 +124,7 @@ struct AttachmentResource: ResponseCodable, Equatable {
             updatedAt: try container.decode(Date.self, forKey: .updatedAt),
             state: try container.decode(Attachment.State.self, forKey: .state)
         )
-        fetch = try container.decodeIfPresent(FetchProgress.self, forKey: .fetch)
+        self.init(attachment, fetch: try container.decodeIfPresent(FetchProgress.self, forKey: .fetch))
     }
 }
 

@@ -24,18 +24,15 @@ public enum SyncChange: Sendable, Equatable {
             self.clock = clock
         }
 
-        private enum ClockKey: String, CodingKey { case clock }
-
         /// Reads a peer's note change: the note's fields and `clock` side by side.
         public init(from decoder: any Decoder) throws {
-            self.init(try Note(from: decoder), clock: try decoder.container(keyedBy: ClockKey.self).decode(ClockStamp.self, forKey: .clock))
+            self.init(try Note(from: decoder), clock: try ClockField.read(from: decoder))
         }
 
         /// Writes the note and `clock`, in one object.
         public func encode(to encoder: any Encoder) throws {
             try note.encode(to: encoder)
-            var container = encoder.container(keyedBy: ClockKey.self)
-            try container.encode(clock, forKey: .clock)
+            try ClockField.write(clock, to: encoder)
         }
     }
 
@@ -58,18 +55,15 @@ public enum SyncChange: Sendable, Equatable {
             self.clock = clock
         }
 
-        private enum ClockKey: String, CodingKey { case clock }
-
         /// Reads a peer's token: the attachment's fields and `clock` side by side.
         public init(from decoder: any Decoder) throws {
-            self.init(try Attachment(from: decoder), clock: try decoder.container(keyedBy: ClockKey.self).decode(ClockStamp.self, forKey: .clock))
+            self.init(try Attachment(from: decoder), clock: try ClockField.read(from: decoder))
         }
 
         /// Writes the attachment's description and `clock`, in one object.
         public func encode(to encoder: any Encoder) throws {
             try attachment.encodeDescription(to: encoder)
-            var container = encoder.container(keyedBy: ClockKey.self)
-            try container.encode(clock, forKey: .clock)
+            try ClockField.write(clock, to: encoder)
         }
     }
 
@@ -79,6 +73,21 @@ public enum SyncChange: Sendable, Equatable {
         public var entity: String
         public var id: String
         public var clock: ClockStamp
+    }
+}
+
+/// The `clock` a note or attachment change carries beside its record's own fields, in the
+/// same JSON object.
+private enum ClockField: String, CodingKey {
+    case clock
+
+    static func read(from decoder: any Decoder) throws -> ClockStamp {
+        try decoder.container(keyedBy: Self.self).decode(ClockStamp.self, forKey: .clock)
+    }
+
+    static func write(_ clock: ClockStamp, to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Self.self)
+        try container.encode(clock, forKey: .clock)
     }
 }
 

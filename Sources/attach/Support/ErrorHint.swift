@@ -14,18 +14,19 @@ enum ErrorHint {
         case .blobStorageMismatch: "pass --blobs for the store's own location (or set ATTACH_BLOBS)"
         case .notAvailableLocally: "`attach fetch` brings them from a peer"
         case .catalogUnavailable: "check that the PostgreSQL server --catalog names is running and reachable"
-        case .writeFailed(let path, let cause), .sourceUnreadable(let path, let cause): hint(for: cause, at: path)
+        case .writeFailed(let path, let cause): hint(for: cause, at: path, access: "write")
+        case .sourceUnreadable(let path, let cause): hint(for: cause, at: path, access: "read")
         default: nil
         }
     }
 
-    /// The advice for a file failure's cause at `path`.
-    private static func hint(for cause: AttachmentStore.Error.Cause, at path: String) -> String? {
+    /// The advice for a file failure's cause at `path`, which had to be opened to `access` it.
+    private static func hint(for cause: AttachmentStore.Error.Cause, at path: String, access: String) -> String? {
         if cause.isOutOfSpace {
             return "free space on that disk: `attach gc` removes originals no note uses, and --max-local-bytes sets a budget"
         }
         if cause.isPermissionDenied {
-            return "the user running attach must be able to write \(path) (check its owner, mode and mount)"
+            return "the user running attach must be able to \(access) \(path) (check its owner, mode and mount)"
         }
         return nil
     }

@@ -1,13 +1,16 @@
+import Foundation
+@testable import S3Client
 import Synchronization
+import Testing
 
-/// A stand-in for an S3 server that fails on purpose: a ``FakeAWSEndpoint`` answering with
-/// scripted statuses, in order (the last one repeats), and listing what it received as
-/// `METHOD URI`.
+/// A stand-in for an S3 server with answers scripted per test: a ``FakeAWSEndpoint`` giving
+/// `answers` in order (the last one repeats), keeping every request, headers and body included.
 struct ScriptedHTTPServer: Sendable {
     /// One scripted answer.
     typealias Answer = FakeAWSEndpoint.Answer
 
-    private let endpoint: FakeAWSEndpoint
+    /// The endpoint underneath, for the requests' headers and bodies.
+    let endpoint: FakeAWSEndpoint
 
     /// The port the server listens on.
     var port: Int { endpoint.port }
@@ -24,6 +27,16 @@ struct ScriptedHTTPServer: Sendable {
             }
         }
         return ScriptedHTTPServer(endpoint: endpoint)
+    }
+
+    /// A client for the bucket named `bucket` on this server, in `region`, adjusted by `adjust`;
+    /// failed requests are not retried.
+    func client(region: String = "us-east-1", _ adjust: (inout S3Configuration) -> Void = { _ in }) throws -> S3Client {
+        var configuration = try S3Configuration(endpoint: try #require(URL(string: endpoint.url)), bucket: "bucket",
+                                                region: region, accessKey: "AKIASCRIPT", secretKey: "ScriptSecret")
+        configuration.retry = S3RetryPolicy(maxAttempts: 1)
+        adjust(&configuration)
+        return S3Client(configuration: configuration)
     }
 
     /// Stops listening.

@@ -1,0 +1,18 @@
+/// A small deterministic random generator (SplitMix64): the same seed gives the same numbers on
+/// every machine, so a failing fuzz case can be replayed from its seed and a benchmark seeds the
+/// same data every run.
+public struct SplitMix: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator starting from `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
