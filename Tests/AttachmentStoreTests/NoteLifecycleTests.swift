@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Notes and their attachments", .timeLimit(.minutes(1)))
+@Suite("Notes and their attachments", .timeLimit(.minutes(3)))
 struct NoteLifecycleTests {
     @Test("deleting a note deletes its attachments, and gc then removes their blobs")
     func deletingNoteCascadesAndGCCollects() async throws {
