@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("attach serve", .timeLimit(.minutes(1)))
+@Suite("attach serve", .timeLimit(.minutes(3)))
 struct ServeCommandTests {
     @Test("listening beyond loopback without a token is refused with exit code 1 and the reason")
     func publicAddressNeedsToken() async throws {

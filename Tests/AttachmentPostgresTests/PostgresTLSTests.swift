@@ -6,7 +6,7 @@ import TestSupport
 
 /// TLS to the test server, which `scripts/services/postgres.sh` runs with a self-signed
 /// certificate (`ATTACH_TEST_POSTGRES_CA`).
-@Suite("PostgreSQL over TLS", .needsPostgres, .timeLimit(.minutes(1)),
+@Suite("PostgreSQL over TLS", .needsPostgres, .timeLimit(.minutes(3)),
        .enabled(if: ProcessInfo.processInfo.environment["ATTACH_TEST_POSTGRES_CA"] != nil, "needs ATTACH_TEST_POSTGRES_CA"))
 struct PostgresTLSTests {
     static var certificateAuthority: String { ProcessInfo.processInfo.environment["ATTACH_TEST_POSTGRES_CA"] ?? "" }

@@ -32,7 +32,7 @@ final class SilentServer {
     deinit { close(fd) }
 }
 
-@Suite("a PostgreSQL that never answers", .timeLimit(.minutes(1)))
+@Suite("a PostgreSQL that never answers", .timeLimit(.minutes(3)))
 struct SilentServerTests {
     @Test("connecting to a server that accepts and never answers fails .unavailable instead of hanging")
     func silentServer() async throws {

@@ -3,7 +3,7 @@ import CatalogSQL
 import Logging
 import Testing
 
-@Suite("placeholders", .timeLimit(.minutes(1)))
+@Suite("placeholders", .timeLimit(.minutes(3)))
 struct PlaceholderTests {
     @Test("each ? outside quotes becomes $1, $2, … in order", arguments: [
         ("SELECT * FROM t WHERE a = ? AND b IN (?, ?)", "SELECT * FROM t WHERE a = $1 AND b IN ($2, $3)", 3),
@@ -24,7 +24,7 @@ struct PlaceholderTests {
     }
 }
 
-@Suite("catalog URLs", .timeLimit(.minutes(1)))
+@Suite("catalog URLs", .timeLimit(.minutes(3)))
 struct CatalogURLTests {
     @Test("user, password, host, port, database and schema are read; the schema defaults to public")
     func parses() throws {
@@ -67,7 +67,7 @@ struct CatalogURLTests {
     }
 }
 
-@Suite("connecting", .timeLimit(.minutes(1)))
+@Suite("connecting", .timeLimit(.minutes(3)))
 struct ConnectFailureTests {
     @Test("connecting where no PostgreSQL listens fails .unavailable")
     func nothingListening() async {

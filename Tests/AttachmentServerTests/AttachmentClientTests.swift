@@ -164,7 +164,7 @@ private actor Finished {
 }
 
 /// The client against a hostile server: what the server says is input like any other.
-@Suite("AttachmentClient against a hostile server", .timeLimit(.minutes(1)))
+@Suite("AttachmentClient against a hostile server", .timeLimit(.minutes(3)))
 struct AttachmentClientHostileServerTests {
     /// A server whose upload creation answers `location`, and whose attachment listing names
     /// ids that are paths; the bodies it would serve elsewhere are never asked for.

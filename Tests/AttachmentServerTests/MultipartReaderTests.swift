@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite("Multipart reader", .timeLimit(.minutes(1)))
+@Suite("Multipart reader", .timeLimit(.minutes(3)))
 struct MultipartReaderTests {
     /// Feeds `data` in chunks of `size` bytes.
     struct Chunks: AsyncSequence {

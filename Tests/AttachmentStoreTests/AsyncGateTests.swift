@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The one gate for slots: render slots and a catalog's writers.
-@Suite("Async gate", .timeLimit(.minutes(1)))
+@Suite("Async gate", .timeLimit(.minutes(3)))
 struct AsyncGateTests {
     /// The order things happened in, shared by the tasks of a test.
     final class Log: Sendable {

@@ -20,7 +20,7 @@ struct FailingByteStream: AsyncSequence {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(remaining: chunks) }
 }
 
-@Suite("Failures leave the store as it was", .timeLimit(.minutes(1)))
+@Suite("Failures leave the store as it was", .timeLimit(.minutes(3)))
 struct FailureTests {
     @Test("a stream that fails mid-ingest stores nothing and leaves no temporary file")
     func failingStreamStoresNothing() async throws {

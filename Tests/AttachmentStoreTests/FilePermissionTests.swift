@@ -5,7 +5,7 @@ import TestSupport
 
 /// A store holds people's photos (with their GPS tags): other accounts on the machine must not
 /// read them.
-@Suite("Store files are private", .timeLimit(.minutes(1)))
+@Suite("Store files are private", .timeLimit(.minutes(3)))
 struct FilePermissionTests {
     static func mode(_ url: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path(percentEncoded: false))

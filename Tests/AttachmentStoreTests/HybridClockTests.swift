@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite("Hybrid logical clock", .timeLimit(.minutes(1)))
+@Suite("Hybrid logical clock", .timeLimit(.minutes(3)))
 struct HybridClockTests {
     @Test("two edits stamped in the same millisecond on two peers are ordered by peer id, the same way everywhere")
     func sameMillisecondIsOrderedByPeer() {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Key-value image store", .timeLimit(.minutes(1)))
+@Suite("Key-value image store", .timeLimit(.minutes(3)))
 struct ImageStoreTests {
     @Test("set, get from memory and from disk, replace and delete")
     func setGetDelete() async throws {

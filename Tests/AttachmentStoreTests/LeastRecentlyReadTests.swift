@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Access times as the record of reads, and trimming a folder by them, on real files.
-@Suite("Least recently read", .timeLimit(.minutes(1)))
+@Suite("Least recently read", .timeLimit(.minutes(3)))
 struct LeastRecentlyReadTests {
     /// Writes `bytes` bytes at `name` under `directory` and sets its access time `age` seconds back.
     @discardableResult

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// The one coalescing primitive behind thumbnails and peer fetches.
-@Suite("Single flight", .timeLimit(.minutes(1)))
+@Suite("Single flight", .timeLimit(.minutes(3)))
 struct SingleFlightTests {
     /// Counts how often the work ran, and whether it saw cancellation.
     final class Probe: Sendable {

@@ -3,7 +3,7 @@ import Imaging
 import Testing
 import TestSupport
 
-@Suite("Image header probe", .timeLimit(.minutes(1)))
+@Suite("Image header probe", .timeLimit(.minutes(3)))
 struct ImageProbeTests {
     /// Width×height per corpus path, from the corpus's own MANIFEST.tsv (measured by vipsheader).
     static func manifestDimensions() throws -> [String: String] {
@@ -53,7 +53,7 @@ struct ImageProbeTests {
     }
 }
 
-@Suite("Only the allowed loaders read a file", .timeLimit(.minutes(1)))
+@Suite("Only the allowed loaders read a file", .timeLimit(.minutes(3)))
 struct LoaderAllowListTests {
     @Test("files other libvips loaders would read are refused before any loader opens them",
           arguments: [("matrix.mat", "2 2\n1 2\n3 4\n"), ("image.csv", "1,2,3\n4,5,6\n"), ("image.ppm", "P3\n1 1\n255\n255 0 0\n"),

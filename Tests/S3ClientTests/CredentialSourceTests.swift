@@ -6,7 +6,7 @@ import TestSupport
 
 /// The AWS credential sources, each against a fake endpoint the test runs (STS, the container
 /// endpoint, the instance metadata service, and the S3 bucket that checks signatures).
-@Suite("S3 credentials: the AWS default chain", .timeLimit(.minutes(1)))
+@Suite("S3 credentials: the AWS default chain", .timeLimit(.minutes(3)))
 struct CredentialSourceTests {
     /// An environment with no real AWS settings: the home directory is empty and the instance
     /// metadata service is off, so each test sees only what it sets.
@@ -309,7 +309,7 @@ struct CredentialSourceTests {
 
 /// The default chain against the real S3 server `make test` starts: its keys given as the AWS
 /// variables a deployment sets, and as a profile.
-@Suite("S3 credentials against a real server", .needsS3, .timeLimit(.minutes(1)))
+@Suite("S3 credentials against a real server", .needsS3, .timeLimit(.minutes(3)))
 struct CredentialChainLiveTests {
     @Test("keys from AWS_ACCESS_KEY_ID, or from a profile of ~/.aws/credentials, are accepted by a real S3 server")
     func chainAgainstRealServer() async throws {

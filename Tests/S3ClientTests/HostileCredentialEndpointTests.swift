@@ -6,7 +6,7 @@ import TestSupport
 
 /// Credential endpoints that lie, ramble or fail: each answer is a typed error naming the
 /// source, nothing is signed with half a credential, and a later request tries again.
-@Suite("S3 credentials: hostile endpoints", .timeLimit(.minutes(1)))
+@Suite("S3 credentials: hostile endpoints", .timeLimit(.minutes(3)))
 struct HostileCredentialEndpointTests {
     /// The error the default chain gives against a container endpoint answering `answer`.
     static func containerFailure(_ answer: FakeAWSEndpoint.Answer) async throws -> String? {

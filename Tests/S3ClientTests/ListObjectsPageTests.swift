@@ -7,7 +7,7 @@ import Testing
 /// sizes, unquoted ETags and dates; pages followed by continuation token; the query each page
 /// is asked with; and answers refused — another root element, an object without key or size,
 /// a truncated page without a new token (which would loop), malformed XML.
-@Suite("S3 listing: reading ListObjectsV2 pages", .timeLimit(.minutes(1)))
+@Suite("S3 listing: reading ListObjectsV2 pages", .timeLimit(.minutes(3)))
 struct ListObjectsPageTests {
     static func page(_ contents: String, truncated: Bool = false, next: String? = nil) -> FakeAWSEndpoint.Answer {
         .xml(#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">"#

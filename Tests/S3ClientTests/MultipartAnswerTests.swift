@@ -10,7 +10,7 @@ import TestSupport
 /// escaped), a completion that answers 200 with an error document or without an ETag (both
 /// aborted), the location constraint outside us-east-1, a bucket already there, the ETag
 /// and Content-MD5 of a PUT, and ranged and to-file downloads.
-@Suite("S3 answers: multipart uploads, buckets and objects", .timeLimit(.minutes(1)))
+@Suite("S3 answers: multipart uploads, buckets and objects", .timeLimit(.minutes(3)))
 struct MultipartAnswerTests {
     static let initiated = FakeAWSEndpoint.Answer.xml(
         #"<?xml version="1.0" encoding="UTF-8"?><InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">"#

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Retries against a scripted server that fails on purpose (no S3 server needed).
-@Suite("S3 retries", .timeLimit(.minutes(1)))
+@Suite("S3 retries", .timeLimit(.minutes(3)))
 struct RetryTests {
     static let slowDown = ScriptedHTTPServer.Answer(
         status: .serviceUnavailable,
