@@ -56,11 +56,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .systemLibrary(
-            name: "CVips",
-            pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
-        ),
+        // libvips (8.12 or later), loaded with dlopen on first use rather than linked: a command
+        // that touches no image starts without it and the hundred libraries it brings.
+        .target(name: "CVips"),
         // libwebpmux, to take metadata chunks out of the WebP thumbnails libvips writes.
         .systemLibrary(
             name: "CWebPMux",

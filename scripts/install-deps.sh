@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the system libraries the package links against, when they are missing:
-# libvips (images), libwebpmux (WebP metadata), SQLite (catalog), pkg-config (to find them).
+# Installs the system libraries the package uses, when they are missing: libvips (images;
+# loaded at run time on first use, see Sources/CVips), libwebpmux (WebP metadata), SQLite
+# (catalog), pkg-config (to find them).
 # Debian/Ubuntu only.
 set -euo pipefail
 need=()

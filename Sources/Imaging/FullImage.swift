@@ -1,7 +1,4 @@
 import CVips
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Whole-image operations at full resolution: decoding every pixel, and re-encoding.
 ///
@@ -25,11 +22,11 @@ public enum FullImage {
         let image = try open(path, limits: limits)
         defer { cvips_unref(image) }
         var length = 0
-        guard let pixels = vips_image_write_to_memory(image, &length) else {
+        guard let pixels = cvips_write_to_memory(image, &length) else {
             throw .unreadable(path: path, reason: VipsRuntime.lastError())
         }
-        defer { g_free(pixels) }
-        return Decoded(width: Int(vips_image_get_width(image)), height: Int(vips_image_get_height(image)), pixelBytes: length)
+        defer { cvips_free_buffer(pixels) }
+        return Decoded(width: Int(cvips_width(image)), height: Int(cvips_height(image)), pixelBytes: length)
     }
 
     /// A re-encoding of a whole image.
@@ -58,11 +55,11 @@ public enum FullImage {
     }
 
     /// Opens the image upright after checking limits from its header.
-    private static func open(_ path: String, limits: ImageLimits) throws(ImagingError) -> UnsafeMutablePointer<VipsImage> {
+    private static func open(_ path: String, limits: ImageLimits) throws(ImagingError) -> OpaquePointer {
         try limits.check(try ImageProbe.header(ofFileAt: path), path: path)
         guard let image = cvips_open_full(path) else { throw .unreadable(path: path, reason: VipsRuntime.lastError()) }
         defer { cvips_unref(image) }
-        var upright: UnsafeMutablePointer<VipsImage>?
+        var upright: OpaquePointer?
         guard cvips_autorotate(image, &upright) == 0, let upright else {
             throw .unreadable(path: path, reason: VipsRuntime.lastError())
         }

@@ -21,8 +21,8 @@ public enum ImageProbe {
     ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
     public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
         try VipsRuntime.start()
-        guard let loader = vips_foreign_find_load(path), allowedLoaders.contains(String(cString: loader)) else {
-            vips_error_clear()
+        guard let loader = cvips_find_loader(path), allowedLoaders.contains(String(cString: loader)) else {
+            cvips_clear_error()
             throw .unsupportedFormat(path: path)
         }
         guard let image = cvips_open_header(path) else {
@@ -39,13 +39,13 @@ public enum ImageProbe {
         _ = cvips_get_int(image, "orientation", &orientation)
         return ImageHeader(
             format: format,
-            width: Int(vips_image_get_width(image)),
-            height: Int(vips_image_get_height(image)),
+            width: Int(cvips_width(image)),
+            height: Int(cvips_height(image)),
             orientation: (1...8).contains(orientation) ? Int(orientation) : 1,
-            hasAlpha: vips_image_hasalpha(image) != 0,
-            frameCount: max(1, Int(vips_image_get_n_pages(image))),
-            bands: Int(vips_image_get_bands(image)),
-            bytesPerBand: max(1, Int(vips_format_sizeof(vips_image_get_format(image))))
+            hasAlpha: cvips_has_alpha(image) != 0,
+            frameCount: max(1, Int(cvips_page_count(image))),
+            bands: Int(cvips_bands(image)),
+            bytesPerBand: max(1, Int(cvips_bytes_per_band(image)))
         )
     }
 }

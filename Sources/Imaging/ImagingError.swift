@@ -22,7 +22,7 @@ public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .libraryUnavailable(let reason):
-            return "libvips could not start: \(reason). Is libvips installed (apt-get install libvips-dev)?"
+            return "libvips could not start: \(reason). Is libvips 8.12 or later installed (apt-get install libvips42)?"
         case .unsupportedFormat(let path):
             return "\(path) is not an image format this store can read"
         case .unreadable(let path, let reason):

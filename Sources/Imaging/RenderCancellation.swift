@@ -10,7 +10,7 @@ public final class RenderCancellation: Sendable {
     private struct State: @unchecked Sendable {
         // @unchecked: the pointer is only dereferenced while the enclosing Mutex is held, and
         // the renderer clears it (under the same lock) before the image is released.
-        var image: UnsafeMutablePointer<VipsImage>?
+        var image: OpaquePointer?
         var cancelled = false
     }
 
@@ -31,7 +31,7 @@ public final class RenderCancellation: Sendable {
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Registers the image being computed; returns false when already cancelled.
-    func begin(_ image: UnsafeMutablePointer<VipsImage>) -> Bool {
+    func begin(_ image: OpaquePointer) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
             state.image = image

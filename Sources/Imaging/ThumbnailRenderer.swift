@@ -54,7 +54,7 @@ public enum ThumbnailRenderer {
         guard !cancellation.isCancelled else { throw .cancelled }
 
         let size = Int32(max(1, min(maxPixelSize, 10_000)))
-        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        var thumbnail: OpaquePointer?
         guard cvips_thumbnail(path, &thumbnail, size, size) == 0, let thumbnail else {
             throw .unreadable(path: path, reason: VipsRuntime.lastError())
         }
@@ -62,7 +62,7 @@ public enum ThumbnailRenderer {
         let displayable = try sRGB(thumbnail, path: path)
         defer { cvips_unref(displayable) }
 
-        let hasAlpha = vips_image_hasalpha(displayable) != 0
+        let hasAlpha = cvips_has_alpha(displayable) != 0
         let encoding: RenderedImage.Encoding = hasAlpha ? options.alphaEncoding : .jpeg
         guard cancellation.begin(displayable) else { throw .cancelled }
         defer { cancellation.end() }
@@ -83,19 +83,19 @@ public enum ThumbnailRenderer {
         if encoding == .webp { bytes = WebPMetadataStripper.strip(bytes) }
         return RenderedImage(
             data: bytes, encoding: encoding,
-            width: Int(vips_image_get_width(displayable)), height: Int(vips_image_get_height(displayable))
+            width: Int(cvips_width(displayable)), height: Int(cvips_height(displayable))
         )
     }
 
     /// The image as 8-bit sRGB (a new reference the caller releases).
-    private static func sRGB(_ image: UnsafeMutablePointer<VipsImage>, path: String) throws(ImagingError) -> UnsafeMutablePointer<VipsImage> {
-        var converted: UnsafeMutablePointer<VipsImage>?
+    private static func sRGB(_ image: OpaquePointer, path: String) throws(ImagingError) -> OpaquePointer {
+        var converted: OpaquePointer?
         guard cvips_to_srgb(image, &converted) == 0, let converted else {
             throw .unreadable(path: path, reason: VipsRuntime.lastError())
         }
-        guard vips_image_get_format(converted) != VIPS_FORMAT_UCHAR else { return converted }
+        guard cvips_is_uchar(converted) == 0 else { return converted }
         defer { cvips_unref(converted) }
-        var narrowed: UnsafeMutablePointer<VipsImage>?
+        var narrowed: OpaquePointer?
         guard cvips_to_uchar(converted, &narrowed) == 0, let narrowed else {
             throw .unreadable(path: path, reason: VipsRuntime.lastError())
         }

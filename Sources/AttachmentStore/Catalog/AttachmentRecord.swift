@@ -55,22 +55,33 @@ struct AttachmentRecord: Sendable {
         width = try row.int("width")
         height = try row.int("height")
         orientation = try row.int("orientation")
-        let json = try row.string("metadata") ?? "{}"
-        guard let metadata = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) else {
-            throw SQLDecodingError(column: "metadata", reason: "holds \(json.prefix(40)), not a JSON object of strings")
-        }
-        self.metadata = metadata
+        metadata = try Self.metadata(try row.string("metadata") ?? "{}")
         createdAt = try row.requiredDate("createdAt")
         updatedAt = try row.requiredDate("updatedAt")
         clock = try row.string("clock") ?? ""
     }
 
+    /// The metadata column's JSON object of strings; most attachments have none (`{}`), which
+    /// is read without a decoder.
+    static func metadata(_ json: String) throws(SQLDecodingError) -> [String: String] {
+        if json == "{}" { return [:] }
+        guard let metadata = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8)) else {
+            throw SQLDecodingError(column: "metadata", reason: "holds \(json.prefix(40)), not a JSON object of strings")
+        }
+        return metadata
+    }
+
     private var arguments: [SQLValue] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = (try? encoder.encode(metadata)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let json = metadata.isEmpty ? "{}" : Self.json(metadata)
         return [.text(id), .text(noteId), .integer(Int64(position)), .text(blobHash), .text(mediaType), .text(filename),
                 .integer(width), .integer(height), .integer(orientation), .text(json), .date(createdAt), .date(updatedAt), .text(clock)]
+    }
+
+    /// The metadata as a JSON object with sorted keys (so equal metadata is equal text).
+    private static func json(_ metadata: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(metadata)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     private static let columns = "id, noteId, position, blobHash, mediaType, filename, width, height, orientation, metadata, createdAt, updatedAt, clock"

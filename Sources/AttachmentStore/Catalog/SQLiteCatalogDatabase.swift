@@ -166,11 +166,19 @@ struct GRDBTransaction: SQLTransaction {
         }
     }
 
+    /// Runs a query through the connection's statement cache: each text is compiled once per
+    /// connection (compiling, with GRDB's authorizer, cost more than the read itself), and every
+    /// row shares the one array of column names.
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
         do {
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments.map(Self.databaseValue))).map { row in
-                SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(Self.sqlValue))
+            let statement = try db.cachedStatement(sql: sql)
+            let columns = statement.columnNames
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments.map(Self.databaseValue)))
+            var rows: [SQLRow] = []
+            while let row = try cursor.next() {
+                rows.append(SQLRow(columns: columns, values: row.databaseValues.map(Self.sqlValue)))
             }
+            return rows
         } catch let error as DatabaseError {
             throw SQLiteCatalogDatabase.classified(error)
         }

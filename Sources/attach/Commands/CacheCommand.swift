@@ -11,7 +11,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     /// `attach cache stats`.
     struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Count the cached thumbnails and their bytes.")
+        static let configuration = CommandConfiguration(commandName: "stats", abstract: "Count the cached thumbnails and their bytes.")
         @OptionGroup var storeOptions: StoreOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -29,7 +29,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     /// `attach cache clear`.
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete every cached thumbnail; they are made again when needed.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Delete every cached thumbnail; they are made again when needed.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {

@@ -11,7 +11,7 @@ struct NoteCommand: AsyncParsableCommand {
 
     /// `attach note add TITLE [--body TEXT]`.
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a note and print its id.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Create a note and print its id.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The note's title.") var title: String
         @Option(help: "The note's body text.") var body = ""
@@ -26,7 +26,7 @@ struct NoteCommand: AsyncParsableCommand {
 
     /// `attach note list [--search TEXT]`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List notes, most recently changed first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List notes, most recently changed first.")
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Only notes in which each of these words begins a word of the title or body (any case).") var search: String?
         @Option(help: "At most this many notes.") var limit = 100
@@ -48,7 +48,7 @@ struct NoteCommand: AsyncParsableCommand {
 
     /// `attach note show ID`.
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a note, its body and its attachments.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a note, its body and its attachments.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The note (id or unique prefix).") var note: String
         @Flag(help: "Print JSON.") var json = false
@@ -73,7 +73,7 @@ struct NoteCommand: AsyncParsableCommand {
 
     /// `attach note edit ID [--title T] [--body B]`.
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a note's title or body.")
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a note's title or body.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The note (id or unique prefix).") var note: String
         @Option(help: "The new title.") var title: String?

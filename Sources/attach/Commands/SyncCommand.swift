@@ -13,6 +13,7 @@ struct SyncCommand: AsyncParsableCommand {
     /// `attach sync pull URL...`.
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pull",
             abstract: "Pull every new note, attachment record and deletion from peers; no blob bytes move."
         )
         @OptionGroup var storeOptions: StoreOptions
