@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
+.PHONY: install run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -34,6 +34,10 @@ CONFIGURATION ?= release
 install: deps
 	SWIFT=$(SWIFT) scripts/install.sh $(CONFIGURATION) "$(DESTDIR)$(PREFIX)"
 
+## test-deps: install the tools the tests use (strace) with apt-get when missing
+test-deps:
+	@scripts/install-test-deps.sh
+
 ## browser-deps: install chromium, chromium-driver and python3-selenium with apt-get when missing
 browser-deps:
 	@scripts/install-browser-deps.sh
@@ -50,7 +54,7 @@ run: deps
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
 ## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy and
 ## the real-browser test
-test: deps browser-deps corpus
+test: deps test-deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory docs
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"

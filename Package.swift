@@ -59,6 +59,8 @@ let package = Package(
         // libvips (8.12 or later), loaded with dlopen on first use rather than linked: a command
         // that touches no image starts without it and the hundred libraries it brings.
         .target(name: "CVips"),
+        // Linux calls Swift's Glibc module does not declare (syncfs).
+        .target(name: "CLinux"),
         // libwebpmux, to take metadata chunks out of the WebP thumbnails libvips writes.
         .systemLibrary(
             name: "CWebPMux",
@@ -89,7 +91,7 @@ let package = Package(
         .target(
             name: "AttachmentStore",
             dependencies: [
-                "Imaging", "CatalogSQL", "AsyncCoordination",
+                "Imaging", "CatalogSQL", "AsyncCoordination", "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

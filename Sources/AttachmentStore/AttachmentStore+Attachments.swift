@@ -52,18 +52,25 @@ extension AttachmentStore {
         try await committing(blob) { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             try self.commit(blob, in: db)
-            let now = Date()
-            let record = AttachmentRecord(
-                id: id.rawValue, noteId: note.rawValue,
-                position: try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db),
-                blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
-                filename: Self.displayName(filename), width: blob.image?.width, height: blob.image?.height,
-                orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now,
-                clock: self.clock.tick().rawValue
-            )
-            try record.insert(db)
-            return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
+            return try self.insertRecord(for: blob, note: note, filename: filename, metadata: metadata, id: id,
+                                         position: try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db), in: db)
         }
+    }
+
+    /// Inserts the row of a new attachment of `blob` (already installed) at `position` of `note`.
+    /// Call inside a catalog write transaction.
+    func insertRecord(for blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID,
+                      position: Int, in db: any SQLTransaction) throws -> Attachment {
+        let now = Date()
+        let record = AttachmentRecord(
+            id: id.rawValue, noteId: note.rawValue, position: position,
+            blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
+            filename: Self.displayName(filename), width: blob.image?.width, height: blob.image?.height,
+            orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now,
+            clock: clock.tick().rawValue
+        )
+        try record.insert(db)
+        return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
     }
 
     /// Replaces an attachment's bytes with the file at `url`; its id, note, position and metadata

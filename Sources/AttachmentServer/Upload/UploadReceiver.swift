@@ -74,12 +74,19 @@ struct UploadReceiver {
             let name = filename ?? Self.unnamedUpload
             return [try await store.addAttachment(to: note, bytes: NonEmptyBytes(base: body(of: request)), filename: name)]
         case .multipart(let boundary):
-            var added: [Attachment] = []
-            try await eachFile(of: request, boundary: boundary) { filename, bytes in
-                added.append(try await store.addAttachment(to: note, bytes: bytes, filename: filename))
+            // Group commit: every file of the form is staged as it arrives, then all are made
+            // durable and added together — or, if any part fails, none.
+            let batch = store.batch(addingTo: note)
+            do {
+                try await eachFile(of: request, boundary: boundary) { filename, bytes in
+                    try await batch.add(bytes: bytes, filename: filename)
+                }
+            } catch {
+                await batch.discard()
+                throw error
             }
-            guard !added.isEmpty else { throw ServerError.unprocessable("the form holds no file", code: "no_file") }
-            return added
+            guard batch.count > 0 else { throw ServerError.unprocessable("the form holds no file", code: "no_file") }
+            return try await batch.commit()
         }
     }
 

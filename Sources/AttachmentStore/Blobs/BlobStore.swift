@@ -56,21 +56,64 @@ struct BlobStore: Sendable {
     }
 
     /// Renames a staged blob into `blobs/` (synced, read-only) unless the same content is
-    /// already there (or `replacingExisting`, whatever is there). Blocks.
-    func installFile(_ staged: StagedBlob, replacingExisting: Bool = false) throws(AttachmentStore.Error) -> Installation {
+    /// already there (or `replacingExisting`, whatever is there). With `syncingDirectory` false
+    /// the rename is not yet durable: the caller flushes the filesystem before the catalog
+    /// references the blob (``installFiles(_:)``). Blocks.
+    func installFile(_ staged: StagedBlob, replacingExisting: Bool = false,
+                     syncingDirectory: Bool = true) throws(AttachmentStore.Error) -> Installation {
         let destination = path(for: staged.hash)
         if !replacingExisting, isPresent(staged) { return .alreadyPresent }
         try staged.makeDurable()
         do throws(SystemError) {
             let directory = String(destination[..<destination.lastIndex(of: "/")!])
-            try POSIXFile.makeDirectories(directory)
+            try POSIXFile.makeDirectories(directory, syncing: syncingDirectory)
             if let fd = staged.fileDescriptor { fchmod(fd, 0o400) }
             guard rename(staged.temporaryPath, destination) == 0 else { throw SystemError("rename") }
-            try POSIXFile.syncDirectory(directory)
+            if syncingDirectory { try POSIXFile.syncDirectory(directory) }
             return .installed
         } catch {
             throw AttachmentStore.Error.writeFailed(path: root, cause: .system(error))
         }
+    }
+
+    /// Installs a batch of staged blobs (each with whether to replace what is there), then makes
+    /// every rename durable at once: one `syncfs` for the batch instead of one `fsync` per
+    /// directory, or the directory's own `fsync` when only one file moved. Call
+    /// ``makeDurable(_:)`` first. Blocks.
+    func installFiles(_ batch: [(staged: StagedBlob, replacingExisting: Bool)]) throws(AttachmentStore.Error) -> [Installation] {
+        guard batch.count > 1 else {
+            return try batch.map { item throws(AttachmentStore.Error) in try installFile(item.staged, replacingExisting: item.replacingExisting) }
+        }
+        var installations: [Installation] = []
+        for item in batch {
+            installations.append(try installFile(item.staged, replacingExisting: item.replacingExisting, syncingDirectory: false))
+        }
+        guard installations.contains(.installed) else { return installations }
+        do throws(SystemError) {
+            try POSIXFile.syncFilesystem(containing: blobsDirectory)
+        } catch {
+            throw .writeFailed(path: root, cause: .system(error))
+        }
+        return installations
+    }
+
+    /// Makes the bytes of a batch of staged blobs durable with one flush of the store's
+    /// filesystem (`syncfs`) instead of one `fsync` each; a blob whose content is already stored
+    /// is skipped (its copy is dropped unsynced), and a batch with one blob left is `fsync`ed.
+    /// Nothing to do when the catalog keeps the bytes (its commit makes them durable). Blocks.
+    func makeDurable(_ batch: [StagedBlob]) throws(AttachmentStore.Error) {
+        guard syncsStagedBlobs else { return }
+        let pending = batch.filter { !isPresent($0) }
+        guard pending.count > 1 else {
+            try pending.first?.makeDurable()
+            return
+        }
+        do throws(SystemError) {
+            try POSIXFile.syncFilesystem(containing: temporaryDirectory)
+        } catch {
+            throw .writeFailed(path: root, cause: .system(error))
+        }
+        for staged in pending { staged.recordSyncedByFilesystemFlush() }
     }
 
     /// Where a catalog-placed or object-store blob is written out for readers that need a file
@@ -104,9 +147,11 @@ struct BlobStore: Sendable {
         }
     }
 
-    /// Stages the regular file at `path`, hashing it while copying. Blocks; checks `cancellation`
-    /// between chunks.
-    func stage(fileAt path: String, cancellation: CancellationFlag, progress: (@Sendable (Int64) -> Void)? = nil) throws -> StagedBlob {
+    /// Stages the regular file at `path`, hashing it while copying, and syncs the copy when it
+    /// will become a new blob (unless `syncing` is false: a batch syncs all its copies at once,
+    /// ``makeDurable(_:)``). Blocks; checks `cancellation` between chunks.
+    func stage(fileAt path: String, cancellation: CancellationFlag, syncing: Bool = true,
+               progress: (@Sendable (Int64) -> Void)? = nil) throws -> StagedBlob {
         let source = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard source >= 0 else {
             let error = SystemError("open")
@@ -140,7 +185,7 @@ struct BlobStore: Sendable {
                 copied += Int64(count)
                 progress?(copied)
             }
-            return try finishAndPrepare(writer)
+            return syncing ? try finishAndPrepare(writer) : try writer.finish()
         } catch {
             writer.abort()
             throw error
@@ -173,7 +218,7 @@ struct BlobStore: Sendable {
     /// Stages an asynchronous sequence of byte chunks with bounded memory: chunks are
     /// gathered into about ``chunkSize`` bytes and written from ``BlockingPool``.
     /// If the sequence throws or the task is cancelled, nothing is kept.
-    func stage<Bytes: AsyncSequence>(bytes: Bytes) async throws -> StagedBlob where Bytes.Element: DataProtocol {
+    func stage<Bytes: AsyncSequence>(bytes: Bytes, syncing: Bool = true) async throws -> StagedBlob where Bytes.Element: DataProtocol {
         let writer = try await BlockingPool.run { try makeWriter() }
         do {
             var pending: [UInt8] = []
@@ -190,7 +235,7 @@ struct BlobStore: Sendable {
             let last = pending
             return try await BlockingPool.run {
                 try writer.append(last)
-                return try finishAndPrepare(writer)
+                return syncing ? try finishAndPrepare(writer) : try writer.finish()
             }
         } catch {
             writer.abort()

@@ -53,6 +53,13 @@ final class StagedBlob: Sendable {
         }
     }
 
+    /// Records that the bytes reached stable storage through a `syncfs` of their filesystem
+    /// made after they were all written (``BlobStore/makeDurable(_:)``), so ``makeDurable()``
+    /// has nothing left to do.
+    func recordSyncedByFilesystemFlush() {
+        state.withLock { $0.durable = true }
+    }
+
     /// Deletes the temporary file if it is still there and drops the lock. Idempotent. Blocks.
     func release() {
         let path = temporaryPath

@@ -30,7 +30,8 @@ struct IngestedBlob: Sendable {
 
 /// Where the bytes of a new attachment come from.
 enum IngestSource: Sendable {
-    case file(URL, progress: (@Sendable (Int64) -> Void)?)
+    /// A file; its copy is synced at once unless `syncing` is false (a batch syncs all at once).
+    case file(URL, syncing: Bool = true, progress: (@Sendable (Int64) -> Void)?)
     case data(Data)
 }
 
@@ -41,17 +42,18 @@ extension AttachmentStore {
         return try await CancellationFlag.runCancellable { flag in
             let staged: StagedBlob
             switch source {
-            case .file(let url, let progress):
-                staged = try blobs.stage(fileAt: url.path(percentEncoded: false), cancellation: flag, progress: progress)
+            case .file(let url, let syncing, let progress):
+                staged = try blobs.stage(fileAt: url.path(percentEncoded: false), cancellation: flag, syncing: syncing, progress: progress)
             case .data(let data): staged = try blobs.stage(data: data)
             }
             return IngestedBlob(staged: staged)
         }
     }
 
-    /// Streams an async sequence of chunks into `tmp/`, then sniffs and probes it.
-    func ingest<Bytes: AsyncSequence>(bytes: Bytes) async throws -> IngestedBlob where Bytes.Element: DataProtocol {
-        let staged = try await blobs.stage(bytes: bytes)
+    /// Streams an async sequence of chunks into `tmp/`, then sniffs and probes it; the copy is
+    /// synced at once unless `syncing` is false (a batch syncs all its copies together).
+    func ingest<Bytes: AsyncSequence>(bytes: Bytes, syncing: Bool = true) async throws -> IngestedBlob where Bytes.Element: DataProtocol {
+        let staged = try await blobs.stage(bytes: bytes, syncing: syncing)
         return try await BlockingPool.run { IngestedBlob(staged: staged) }
     }
 

@@ -1,3 +1,4 @@
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -86,15 +87,26 @@ enum POSIXFile {
         try sync(fd)
     }
 
+    /// Flushes every change to the filesystem holding `path` — file data, new entries, renames —
+    /// to stable storage with one `syncfs`: what a batch uses instead of one `fsync` per file and
+    /// per directory. Reports a write-back error of any file of that filesystem.
+    static func syncFilesystem(containing path: String) throws(SystemError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(path)") }
+        defer { close(fd) }
+        guard clinux_syncfs(fd) == 0 else { throw SystemError("syncfs") }
+    }
+
     /// Creates `path` and any missing parents (mode 0700: a store's folders are its owner's
-    /// alone), syncing each parent that gained an entry.
-    static func makeDirectories(_ path: String) throws(SystemError) {
+    /// alone), syncing each parent that gained an entry (unless `syncing` is false: the caller
+    /// then flushes the whole filesystem, ``syncFilesystem(containing:)``, before relying on them).
+    static func makeDirectories(_ path: String, syncing: Bool = true) throws(SystemError) {
         var isDirectory = stat()
         if stat(path, &isDirectory) == 0, (isDirectory.st_mode & S_IFMT) == S_IFDIR { return }
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !parent.isEmpty { try makeDirectories(parent) }
+        if !parent.isEmpty { try makeDirectories(parent, syncing: syncing) }
         if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
-        if !parent.isEmpty { try syncDirectory(parent) }
+        if syncing && !parent.isEmpty { try syncDirectory(parent) }
     }
 
     /// The `stat` of a path, or `nil` when it does not exist.

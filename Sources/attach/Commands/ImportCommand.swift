@@ -1,6 +1,7 @@
 import ArgumentParser
 import AttachmentStore
 import Foundation
+import Synchronization
 
 /// `attach import`: adds files, and folders recursively, to a note.
 struct ImportCommand: AsyncParsableCommand {
@@ -8,7 +9,7 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Add files (folders recursively) to a note, byte for byte; bad files are listed, not fatal.",
         discussion: """
-            Prints one summary line; with --json, one JSON line per file the moment it is stored, then a summary.
+            Files are committed in batches of up to 16 (copied in parallel, made durable together). Prints one summary line; with --json, one JSON line per file the moment its batch is stored, then a summary.
             Exits 1 when any file could not be imported (the others are stored).
             """
     )
@@ -41,21 +42,38 @@ struct ImportCommand: AsyncParsableCommand {
 
         let bar = ProgressBar(total: plan.totalBytes, items: plan.files.count)
         var bytesBefore: Int64 = 0
-        for (index, file) in plan.files.enumerated() {
-            let base = bytesBefore
+        var filesBefore = 0
+        // Group commit: each batch is copied in parallel and made durable with a few flushes;
+        // its files are reported (and acknowledged with --json) once it is committed.
+        for batch in plan.batches() {
+            let copied = Mutex([Int64](repeating: 0, count: batch.count))
+            let base = bytesBefore, itemsBase = filesBefore
+            let results: [Result<Attachment, AttachmentStore.Error>]
             do {
-                let attachment = try await store.addAttachment(to: noteID, fromFile: URL(filePath: file.path)) { copied in
-                    bar.update(done: base + copied, itemsDone: index, label: file.path)
+                results = try await store.addAttachments(to: noteID, fromFiles: batch.map { URL(filePath: $0.path) }) { index, bytes in
+                    let done = copied.withLock { copied in
+                        copied[index] = bytes
+                        return copied.reduce(0, +)
+                    }
+                    bar.update(done: base + done, itemsDone: itemsBase, label: batch[index].path)
                 }
-                outcome.imported += 1
-                outcome.bytes += attachment.byteCount
-                if json { Console.json(ImportEvent.imported(file: file.path, attachment: attachment)) }
             } catch let error as AttachmentStore.Error {
-                outcome.failures.append(.init(file: file.path, error: error))
-                if json { Console.json(ImportEvent.failed(file: file.path, error: outcome.failures.last!.message)) }
+                results = batch.map { _ in .failure(error) }
             }
-            bytesBefore += file.byteCount
-            bar.update(done: bytesBefore, itemsDone: index + 1, label: file.path)
+            for (file, result) in zip(batch, results) {
+                switch result {
+                case .success(let attachment):
+                    outcome.imported += 1
+                    outcome.bytes += attachment.byteCount
+                    if json { Console.json(ImportEvent.imported(file: file.path, attachment: attachment)) }
+                case .failure(let error):
+                    outcome.failures.append(.init(file: file.path, error: error))
+                    if json { Console.json(ImportEvent.failed(file: file.path, error: outcome.failures.last!.message)) }
+                }
+            }
+            bytesBefore += batch.reduce(0) { $0 + $1.byteCount }
+            filesBefore += batch.count
+            bar.update(done: bytesBefore, itemsDone: filesBefore, label: batch.last?.path ?? "")
         }
         bar.update(done: plan.totalBytes, itemsDone: plan.files.count, label: noThumbnails ? "" : "making thumbnails")
         // Thumbnails were started in the background as each file landed; let them finish.
@@ -76,6 +94,26 @@ struct ImportPlan {
     var files: [File] = []
     var failures: [ImportOutcome.Failure] = []
     var totalBytes: Int64 { files.reduce(0) { $0 + $1.byteCount } }
+
+    /// The files in runs committed together: at most `maxFiles` and, unless one file alone is
+    /// larger, `maxBytes` each — small enough that a batch is acknowledged soon and its copies
+    /// in `tmp/` stay bounded, large enough that its flushes are shared.
+    func batches(maxFiles: Int = 16, maxBytes: Int64 = 256 << 20) -> [[File]] {
+        var batches: [[File]] = []
+        var current: [File] = []
+        var bytes: Int64 = 0
+        for file in files {
+            if !current.isEmpty, current.count == maxFiles || bytes + file.byteCount > maxBytes {
+                batches.append(current)
+                current = []
+                bytes = 0
+            }
+            current.append(file)
+            bytes += file.byteCount
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
 
     /// Expands folders recursively (hidden entries inside folders are skipped), in name order.
     init(inputs: [String]) {

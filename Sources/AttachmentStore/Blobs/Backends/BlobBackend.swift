@@ -31,6 +31,11 @@ protocol BlobBackend: Sendable {
     /// placement keeps them. Blocks.
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation
 
+    /// Inside the one write transaction that references them all: installs a batch, with as
+    /// few flushes as the placement allows (files: one `syncfs` for every rename). The default
+    /// installs them one by one. Blocks.
+    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation]
+
     // MARK: Reading
 
     /// The file readers use for `hash`, which may not exist yet (thumbnail prefetches).
@@ -69,6 +74,12 @@ protocol BlobBackend: Sendable {
     func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError)
     /// Puts the original `hash` into a backup's blob files.
     func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome
+}
+
+extension BlobBackend {
+    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation] {
+        try batch.map { try install($0, in: db) }
+    }
 }
 
 /// What `verify` found wrong with a blob, and the detail.

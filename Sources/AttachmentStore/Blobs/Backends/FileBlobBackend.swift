@@ -19,10 +19,18 @@ struct FileBlobBackend: BlobBackend {
     func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async {}
 
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
-        // A file under a row that is not `present` is not trusted: it may be the leftover of
-        // an eviction or the damaged bytes a scrub is moving away. The fresh copy replaces it.
-        let untrusted = try BlobRecord.fetch(staged.hash.rawValue, in: db).map { $0.state != .present } ?? false
-        return try files.installFile(staged, replacingExisting: untrusted)
+        try files.installFile(staged, replacingExisting: try Self.untrusted(staged, in: db))
+    }
+
+    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation] {
+        try files.installFiles(try batch.map { ($0, try Self.untrusted($0, in: db)) })
+    }
+
+    /// Whether the file already at `staged`'s place must be replaced: a file under a row that is
+    /// not `present` is not trusted (it may be the leftover of an eviction or the damaged bytes a
+    /// scrub is moving away), so the fresh copy replaces it.
+    private static func untrusted(_ staged: StagedBlob, in db: any SQLTransaction) throws -> Bool {
+        try BlobRecord.fetch(staged.hash.rawValue, in: db).map { $0.state != .present } ?? false
     }
 
     func readablePath(for hash: BlobHash) -> String { files.path(for: hash) }
