@@ -1,5 +1,6 @@
 import CatalogSQL
 import Foundation
+import Imaging
 
 extension AttachmentStore {
     /// How many files of a batch are read and hashed at once: one per core (at most 8).
@@ -17,7 +18,8 @@ extension AttachmentStore {
     /// transaction (an object store), each file is committed on its own after the parallel copy.
     ///
     /// Use batches of tens of files, not thousands: the copies wait in `tmp/` until the batch
-    /// commits, and nothing of the batch is acknowledged before it does.
+    /// commits, and nothing of the batch is acknowledged before it does. To copy the next batch
+    /// while this one commits, use ``AttachmentBatch`` (`attach import` does).
     /// - Parameters:
     ///   - note: the note that gets the attachments.
     ///   - urls: the files, each a regular file (or a link to one); each keeps its own name.
@@ -30,20 +32,21 @@ extension AttachmentStore {
     public func addAttachments(
         to note: NoteID, fromFiles urls: [URL], progress: (@Sendable (_ file: Int, _ bytesCopied: Int64) -> Void)? = nil
     ) async throws -> [Result<Attachment, Error>] {
-        let staged = try await stageInParallel(urls, progress: progress)
-        let batch = staged.enumerated().compactMap { index, result in
-            (try? result.get()).map { StagedAttachment(filename: urls[index].lastPathComponent, blob: $0) }
-        }
-        let committed: Result<[Result<Attachment, Error>], Swift.Error>
+        let batch = batch(addingTo: note)
         do {
-            committed = .success(try await commit(batch, to: note))
+            try await batch.add(filesAt: urls, progress: progress)
         } catch {
-            committed = .failure(error)
+            await batch.discard()
+            throw error
         }
-        await release(batch)
-        // One outcome per staged file, in order.
-        var outcomes = try committed.get()[...]
-        return staged.map { result in result.flatMap { _ in outcomes.removeFirst() } }
+        return try await batch.commit()
+    }
+
+    /// Starts loading the image library (libvips) on a background thread and returns at once, so
+    /// that the first import or thumbnail does not wait for it; a command that will read images
+    /// calls it first thing. A failure to load is reported by the first image operation.
+    public static func prepareImaging() {
+        Task { try await BlockingPool.run { _ = Result { try ImageProbe.prepare() } } }
     }
 
     /// Starts a batch of new attachments for `note`, committed together (see ``AttachmentBatch``).
@@ -51,10 +54,19 @@ extension AttachmentStore {
         AttachmentBatch(store: self, note: note)
     }
 
-    /// Commits staged files to the end of `note`, in order: with group commit, or one by one
-    /// where each original is uploaded before its transaction (each failure that file's own).
+    /// Commits a batch's entries to the end of `note`, in order; an entry that failed to stage
+    /// keeps its failure. Group commit, or one by one where each original is uploaded before its
+    /// transaction (each failure that file's own).
     /// - Throws: ``Error/noteNotFound(_:)``, and what a group commit's flushes or transaction throw.
-    func commit(_ batch: [StagedAttachment], to note: NoteID) async throws -> [Result<Attachment, Error>] {
+    func commit(_ entries: [Result<StagedAttachment, Error>], to note: NoteID) async throws -> [Result<Attachment, Error>] {
+        let batch = entries.compactMap { try? $0.get() }
+        var outcomes = try await commit(batch, to: note)[...]
+        // One outcome per entry, in order.
+        return entries.map { entry in entry.flatMap { _ in outcomes.removeFirst() } }
+    }
+
+    /// Commits staged files to the end of `note`, in order.
+    private func commit(_ batch: [StagedAttachment], to note: NoteID) async throws -> [Result<Attachment, Error>] {
         guard !batch.isEmpty else { return [] }
         guard !backend.uploadsBeforeCommit else {
             var outcomes: [Result<Attachment, Error>] = []
@@ -86,13 +98,14 @@ extension AttachmentStore {
     }
 
     /// Deletes the staged copies of a batch (those a commit has not consumed).
-    func release(_ batch: [StagedAttachment]) async {
-        try? await BlockingPool.run { batch.forEach { $0.blob.staged.release() } }
+    func release(_ entries: [Result<StagedAttachment, Error>]) async {
+        let staged = entries.compactMap { try? $0.get().blob.staged }
+        try? await BlockingPool.run { staged.forEach { $0.release() } }
     }
 
     /// Copies and hashes `urls` into `tmp/`, at most ``batchStagingWidth`` at once; each file's
     /// own failure in its slot. Other errors (cancellation) end the whole batch, nothing kept.
-    private func stageInParallel(
+    func stageInParallel(
         _ urls: [URL], progress: (@Sendable (Int, Int64) -> Void)?
     ) async throws -> [Result<IngestedBlob, Error>] {
         // The group commit syncs every copy at once; an object store's local copies are synced

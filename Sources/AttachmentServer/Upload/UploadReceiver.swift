@@ -86,7 +86,7 @@ struct UploadReceiver {
                 throw error
             }
             guard batch.count > 0 else { throw ServerError.unprocessable("the form holds no file", code: "no_file") }
-            return try await batch.commit()
+            return try await batch.commit().map { try $0.get() }
         }
     }
 

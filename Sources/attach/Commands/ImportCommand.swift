@@ -32,6 +32,8 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // libvips loads while the store opens (the first file's header read would wait for it).
+        AttachmentStore.prepareImaging()
         var configuration = AttachmentStore.Configuration()
         configuration.thumbnails.generateAfterImport = !noThumbnails
         let store = try await storeOptions.open(configuration: configuration)
@@ -43,38 +45,35 @@ struct ImportCommand: AsyncParsableCommand {
         let bar = ProgressBar(total: plan.totalBytes, items: plan.files.count)
         var bytesBefore: Int64 = 0
         var filesBefore = 0
-        // Group commit: each batch is copied in parallel and made durable with a few flushes;
-        // its files are reported (and acknowledged with --json) once it is committed.
-        for batch in plan.batches() {
-            let copied = Mutex([Int64](repeating: 0, count: batch.count))
+        // Group commit, pipelined: each batch is copied in parallel while the previous one is
+        // made durable and committed; its files are reported (and acknowledged with --json) once
+        // it is committed.
+        var committing: (files: [ImportPlan.File], task: Task<[Result<Attachment, AttachmentStore.Error>], any Error>)?
+        for files in plan.batches() {
+            let batch = store.batch(addingTo: noteID)
+            let copied = Mutex([Int64](repeating: 0, count: files.count))
             let base = bytesBefore, itemsBase = filesBefore
-            let results: [Result<Attachment, AttachmentStore.Error>]
+            async let staging: Void = batch.add(filesAt: files.map { URL(filePath: $0.path) }) { index, bytes in
+                let done = copied.withLock { copied in
+                    copied[index] = bytes
+                    return copied.reduce(0, +)
+                }
+                bar.update(done: base + done, itemsDone: itemsBase, label: files[index].path)
+            }
+            // The previous batch is acknowledged the moment it is committed.
+            if let committing { try outcome.record(await committing.task.result, files: committing.files, json: json) }
             do {
-                results = try await store.addAttachments(to: noteID, fromFiles: batch.map { URL(filePath: $0.path) }) { index, bytes in
-                    let done = copied.withLock { copied in
-                        copied[index] = bytes
-                        return copied.reduce(0, +)
-                    }
-                    bar.update(done: base + done, itemsDone: itemsBase, label: batch[index].path)
-                }
-            } catch let error as AttachmentStore.Error {
-                results = batch.map { _ in .failure(error) }
+                try await staging
+            } catch {
+                await batch.discard()
+                throw error
             }
-            for (file, result) in zip(batch, results) {
-                switch result {
-                case .success(let attachment):
-                    outcome.imported += 1
-                    outcome.bytes += attachment.byteCount
-                    if json { Console.json(ImportEvent.imported(file: file.path, attachment: attachment)) }
-                case .failure(let error):
-                    outcome.failures.append(.init(file: file.path, error: error))
-                    if json { Console.json(ImportEvent.failed(file: file.path, error: outcome.failures.last!.message)) }
-                }
-            }
-            bytesBefore += batch.reduce(0) { $0 + $1.byteCount }
-            filesBefore += batch.count
-            bar.update(done: bytesBefore, itemsDone: filesBefore, label: batch.last?.path ?? "")
+            committing = (files, Task { try await batch.commit() })
+            bytesBefore += files.reduce(0) { $0 + $1.byteCount }
+            filesBefore += files.count
+            bar.update(done: bytesBefore, itemsDone: filesBefore, label: files.last?.path ?? "")
         }
+        if let committing { try outcome.record(await committing.task.result, files: committing.files, json: json) }
         bar.update(done: plan.totalBytes, itemsDone: plan.files.count, label: noThumbnails ? "" : "making thumbnails")
         // Thumbnails were started in the background as each file landed; let them finish.
         await store.waitForBackgroundWork()
@@ -165,6 +164,30 @@ struct ImportOutcome {
     var imported = 0
     var bytes: Int64 = 0
     var failures: [Failure]
+
+    /// Counts (and with `json` prints) what became of a committed batch's files; a batch whose
+    /// commit failed fails each of its files with that error.
+    /// - Throws: an error that is not the store's (the import stops).
+    mutating func record(_ committed: Result<[Result<Attachment, AttachmentStore.Error>], any Error>,
+                         files: [ImportPlan.File], json: Bool) throws {
+        let results: [Result<Attachment, AttachmentStore.Error>]
+        switch committed {
+        case .success(let outcomes): results = outcomes
+        case .failure(let error as AttachmentStore.Error): results = files.map { _ in .failure(error) }
+        case .failure(let error): throw error
+        }
+        for (file, result) in zip(files, results) {
+            switch result {
+            case .success(let attachment):
+                imported += 1
+                bytes += attachment.byteCount
+                if json { Console.json(ImportEvent.imported(file: file.path, attachment: attachment)) }
+            case .failure(let error):
+                failures.append(.init(file: file.path, error: error))
+                if json { Console.json(ImportEvent.failed(file: file.path, error: failures.last!.message)) }
+            }
+        }
+    }
 
     func report(json: Bool) {
         if json {
