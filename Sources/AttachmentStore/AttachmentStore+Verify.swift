@@ -34,7 +34,6 @@ extension AttachmentStore {
         let attachmentsByHash = Dictionary(grouping: snapshot.attachments, by: \.blobHash)
         let keysByHash = Dictionary(grouping: snapshot.imageEntries, by: \.blobHash)
 
-        let blobs = self.blobs
         let quarantined = Set(snapshot.quarantined.map(\.hash))
         for record in (snapshot.blobs + snapshot.quarantined).sorted(by: { $0.hash < $1.hash }) {
             try Task.checkCancellation()

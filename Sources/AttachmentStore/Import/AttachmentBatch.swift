@@ -39,8 +39,10 @@ public final class AttachmentBatch: Sendable {
 
     /// Stages files in parallel (one per core), each keeping its own name; a file that cannot be
     /// read is kept as its failure, which ``commit()`` reports in its place.
-    /// - Parameter progress: called from background threads with a file's index in `urls` and
-    ///   the bytes of it copied so far.
+    /// - Parameters:
+    ///   - urls: the files, each a regular file (or a link to one).
+    ///   - progress: called from background threads with a file's index in `urls` and the bytes
+    ///     of it copied so far.
     /// - Throws: `CancellationError`; nothing of these files is kept.
     public func add(filesAt urls: [URL], progress: (@Sendable (_ file: Int, _ bytesCopied: Int64) -> Void)? = nil) async throws {
         let staged = try await store.stageInParallel(urls, progress: progress)
