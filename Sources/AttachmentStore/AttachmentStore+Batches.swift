@@ -1,6 +1,5 @@
 import CatalogSQL
 import Foundation
-import Imaging
 
 extension AttachmentStore {
     /// How many files of a batch are read and hashed at once: one per core (at most 8).
@@ -40,13 +39,6 @@ extension AttachmentStore {
             throw error
         }
         return try await batch.commit()
-    }
-
-    /// Starts loading the image library (libvips) on a background thread and returns at once, so
-    /// that the first import or thumbnail does not wait for it; a command that will read images
-    /// calls it first thing. A failure to load is reported by the first image operation.
-    public static func prepareImaging() {
-        Task { try await BlockingPool.run { _ = Result { try ImageProbe.prepare() } } }
     }
 
     /// Starts a batch of new attachments for `note`, committed together (see ``AttachmentBatch``).

@@ -87,8 +87,8 @@ static int cvips_nick(cvips_gtype type, const char *nick, int *out, char *error,
         return cvips_fail(error, capacity, "libvips lacks the function", symbol);
 
 int cvips_start(const char *argv0, char *error, size_t capacity) {
-    void *library = dlopen("libvips.so.42", RTLD_LAZY | RTLD_GLOBAL);
-    if (library == NULL) library = dlopen("libvips.so", RTLD_LAZY | RTLD_GLOBAL);
+    void *library = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
+    if (library == NULL) library = dlopen("libvips.so", RTLD_NOW | RTLD_GLOBAL);
     if (library == NULL) return cvips_fail(error, capacity, "cannot load libvips.so.42", dlerror());
 
     CVIPS_RESOLVE(init, "vips_init")

@@ -13,14 +13,6 @@ public enum ImageProbe {
         "VipsForeignLoadTiffFile", "VipsForeignLoadNsgifFile", "VipsForeignLoadGifFile",
     ]
 
-    /// Loads and starts libvips now, if it is not yet: the first header read or render then
-    /// need not wait for it. Blocks (tens of milliseconds the first time); call it from a
-    /// thread pool for blocking work.
-    /// - Throws: ``ImagingError/libraryUnavailable(_:)`` when libvips cannot be loaded or started.
-    public static func prepare() throws(ImagingError) {
-        try VipsRuntime.start()
-    }
-
     /// Reads the header of the image file at `path`: format, size, orientation, alpha, frames.
     ///
     /// Only the header is read; no pixel is decoded, so a 900-megapixel "bomb" costs the same

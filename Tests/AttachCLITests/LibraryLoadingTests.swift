@@ -34,4 +34,17 @@ struct LibraryLoadingTests {
         #expect(opened, "attach thumb rendered without loading libvips?")
         #expect(try Data(contentsOf: URL(filePath: output)).starts(with: [0xFF, 0xD8, 0xFF]))
     }
+
+    @Test("importing only files that are not images never loads libvips and exits cleanly")
+    func importOfNonImagesNeverLoadsLibvips() async throws {
+        let directory = try TemporaryDirectory("vipsnonimage")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let files = try ["bad/empty.jpg", "bad/text.png", "bad/script.svg"].map { try Corpus.file($0).path(percentEncoded: false) }
+        let (outcome, opened) = try await Self.openedLibraries(["import", "--no-thumbnails", "--new-note", "not images"] + files, store: store)
+        #expect(outcome.exitCode == 0, "\(outcome.stderr.suffix(2000))")
+        #expect(outcome.signal == nil)
+        #expect(outcome.stdout.contains("imported 3 files"), "\(outcome.stdout)")
+        #expect(!opened, "attach import of non-images loaded libvips")
+    }
 }

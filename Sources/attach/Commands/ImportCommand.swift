@@ -32,8 +32,6 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // libvips loads while the store opens (the first file's header read would wait for it).
-        AttachmentStore.prepareImaging()
         var configuration = AttachmentStore.Configuration()
         configuration.thumbnails.generateAfterImport = !noThumbnails
         let store = try await storeOptions.open(configuration: configuration)
