@@ -176,6 +176,16 @@ commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo uncommitted)
 if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no -- . ':!BENCHMARKS.md' 2>/dev/null)" ]; then
   commit="$commit (with uncommitted changes)"
 fi
+rate_table() { # rate_table LABEL RPS_ARRAY P99_ARRAY...: one row per server, its runs and medians
+  echo '| server | runs (requests/s) | median requests/s | median of p99 |'
+  echo '|---|---|---:|---:|'
+  while [ $# -ge 3 ]; do
+    local -n rates=$2 p99s=$3
+    echo "| $1 | ${rates[*]} | $(median "${rates[@]}") | $(median "${p99s[@]}") ms |"
+    unset -n rates p99s
+    shift 3
+  done
+}
 section=$(
   echo '<!-- server:begin -->'
   echo '## Server: `attach serve` under load'
@@ -204,10 +214,7 @@ section=$(
   echo
   echo "The 200 px thumbnail of a corpus photo ($thumb_bytes bytes), rendered once before timing, so attach answers from its memory cache; nginx ($(nproc) workers, sendfile, access log off) serves the same bytes from a file. \`wrk -t2 -c32 -d${seconds}s\` against each, $runs alternating runs; medians."
   echo
-  echo '| server | runs (requests/s) | median requests/s | median of p99 |'
-  echo '|---|---|---:|---:|'
-  echo "| nginx | ${nginx_rps[*]} | $m_nginx | $(median "${nginx_p99[@]}") ms |"
-  echo "| attach serve | ${attach_rps[*]} | $m_attach | $(median "${attach_p99[@]}") ms |"
+  rate_table "nginx" nginx_rps nginx_p99 "attach serve" attach_rps attach_p99
   echo
   echo "attach serves the cached thumbnail at **${ratio}×** nginx's rate. Target $verdict_thumb. Each repeated request is answered from the server's response cache for hash-addressed thumbnail URLs (the \`thumbnailUrl\` the API hands out, \`?v=<hash>&size=200\`) without a catalog read; it still passes through routing, metrics and the security-header middleware. A first request reads the attachment row and asks the store's thumbnail pipeline (memory, then disk, then a render)."
   echo
@@ -215,10 +222,7 @@ section=$(
   echo
   echo "The JSON of one attachment ($attachment_bytes bytes): a catalog read (SQLite, off the cooperative pool) and an encode per request, no cache. \`wrk -t2 -c32 -d${seconds}s\`, $runs runs alternating with the thumbnail runs above; nginx's rate for a static file of the thumbnail's size is the machine's ceiling beside it."
   echo
-  echo '| server | runs (requests/s) | median requests/s | median of p99 |'
-  echo '|---|---|---:|---:|'
-  echo "| nginx, static file (ceiling) | ${nginx_rps[*]} | $m_nginx | $(median "${nginx_p99[@]}") ms |"
-  echo "| attach serve, \`GET /api/attachments/ID\` | ${record_rps[*]} | $m_record | $(median "${record_p99[@]}") ms |"
+  rate_table "nginx, static file (ceiling)" nginx_rps nginx_p99 "attach serve, \`GET /api/attachments/ID\`" record_rps record_p99
   echo
   echo "Target $verdict_record ($m_record requests/s). Where the time goes: each request hands the catalog read to GRDB's reader queue and back (two thread wake-ups; see the micro-benchmarks' catalog read, about 125 µs median of which a few are SQLite), on two cores that also run wrk's two threads. Closing it would take serving the record without leaving the event loop — a cache of attachment records kept exact across processes — or more cores."
   echo '<!-- server:end -->'
