@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Measures a peer fetch: the 16 MB corpus original fetched by `attach fetch` from a peer's
-# `attach serve`, against `curl -o file` downloading the same file from nginx on loopback.
-# Server A holds the photo (`attach import --no-thumbnails`); each run makes a fresh store B,
-# pulls A's records into it (`attach sync pull`, untimed), then times
-# `attach fetch --all --store B --peer http://A`. The curl runs alternate with the attach runs.
+# Measures a peer fetch: the 16 MB corpus original and a 256 MB file (random bytes made here)
+# fetched by `attach fetch` from a peer's `attach serve`, against `curl -o file` downloading the
+# same file from nginx on loopback (the reference of issue 13's targets: 16 MB at most 2x, 256 MB
+# at most 1.3x), and `curl -o file` followed by `sync FILE` (the same durability as attach's).
+# Server A holds both (`attach import --no-thumbnails`); each run makes a fresh store B, pulls
+# A's records into it (`attach sync pull`, untimed), then times
+# `attach fetch ID --store B --peer http://A` for one of them. curl runs alternate with attach's.
 # Writes the sync section of BENCHMARKS.md (between <!-- sync:begin --> and <!-- sync:end -->,
 # the rest of the file is kept) and prints the table to stdout; progress goes to stderr.
 # Called by `make bench`; installs nginx and curl with apt-get when missing (as root).
@@ -12,6 +14,7 @@
 #   ATTACH_CORPUS  corpus folder (default .cache/corpus; needs special/large-16mb.jpg)
 #   ATTACH_BIN     attach binary (default .build/release/attach)
 #   BENCH_RUNS     timed runs per measure (default 5)
+#   BENCH_LARGE_MB size of the large file in MiB (default 256; the smoke pass makes 32)
 #   BENCH_SMOKE=1  one run (CI smoke pass; not a benchmark)
 #   BENCH_OUT      file to write (default BENCHMARKS.md at the repo root)
 #   TMPDIR         where the scratch folders go (default /tmp); its filesystem is what is measured
@@ -33,8 +36,9 @@ if [ "$smoke" = 1 ]; then
 else
   case $runs in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive integer, got '$runs'" ;; esac
 fi
-large_bytes=$(stat -c %s "$large")
-large_hash=$(sha256sum "$large" | cut -d' ' -f1)
+large_mb=${BENCH_LARGE_MB:-256}
+if [ "$smoke" = 1 ]; then large_mb=32; fi
+case $large_mb in ''|*[!0-9]*|0) die "BENCH_LARGE_MB must be a positive integer, got '$large_mb'" ;; esac
 
 need=()
 command -v nginx > /dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -65,22 +69,35 @@ wait_for() { # wait_for URL WHAT LOG: up to 10 s for URL to answer
   die "$2 did not start: $(cat "$3" 2> /dev/null)"
 }
 
-# Server A: the photo, imported without thumbnails, served at full speed on loopback.
+# The inputs: the corpus photo, and a large file of random bytes (nothing to deduplicate or compress).
+mkdir "$scratch/www"
+cp -- "$large" "$scratch/www/large-16mb.jpg"
+huge_name=random-${large_mb}mb.bin
+head -c $((large_mb << 20)) /dev/urandom > "$scratch/www/$huge_name"
+names=(large-16mb.jpg "$huge_name")
+
+# Server A: both files, imported without thumbnails, served at full speed on loopback.
 store_a=$scratch/A
 attach_quiet init --store "$store_a"
-note=$("$bin" note add "Synced photo" --store "$store_a")
-attach_quiet import --no-thumbnails --store "$store_a" --note "$note" -- "$large"
-blob_a=$store_a/blobs/sha256/${large_hash:0:2}/${large_hash:2:2}/$large_hash
-[ -f "$blob_a" ] || die "the blob of $large is not at $blob_a"
+note=$("$bin" note add "Synced files" --store "$store_a")
+attach_quiet import --no-thumbnails --store "$store_a" --note "$note" -- "$scratch/www/large-16mb.jpg" "$scratch/www/$huge_name"
+declare -A bytes_of hash_of id_of
+for name in "${names[@]}"; do
+  bytes_of[$name]=$(stat -c %s "$scratch/www/$name")
+  hash_of[$name]=$(sha256sum "$scratch/www/$name" | cut -d' ' -f1)
+  id_of[$name]=$("$bin" list --store "$store_a" --json | python3 -c 'import json, sys
+name = sys.argv[1]
+print(next(a["id"] for a in json.load(sys.stdin) if a["filename"] == name))' "$name")
+done
+blob_path() { local h=${hash_of[$2]}; echo "$1/blobs/sha256/${h:0:2}/${h:2:2}/$h"; }
+for name in "${names[@]}"; do [ -f "$(blob_path "$store_a" "$name")" ] || die "the blob of $name is not in store A"; done
 port_a=$(free_port)
 "$bin" serve --store "$store_a" --port "$port_a" --log-level warning > "$scratch/serve.out" 2> "$scratch/serve.log" &
 pids+=($!)
 url_a=http://127.0.0.1:$port_a
 wait_for "$url_a/health" "attach serve" "$scratch/serve.log"
 
-# nginx: the same bytes from a file, on loopback.
-mkdir "$scratch/www"
-cp -- "$large" "$scratch/www/large-16mb.jpg"
+# nginx: the same bytes from files, on loopback.
 nginx_port=$(free_port)
 cat > "$scratch/nginx.conf" << NGINX
 worker_processes auto;
@@ -96,45 +113,68 @@ http {
 NGINX
 "$nginx_bin" -c "$scratch/nginx.conf" -p "$scratch" -g 'daemon off; user root;' 2> "$scratch/nginx.out" &
 pids+=($!)
-url_nginx=http://127.0.0.1:$nginx_port/large-16mb.jpg
-wait_for "$url_nginx" nginx "$scratch/nginx-error.log"
+url_nginx=http://127.0.0.1:$nginx_port
+wait_for "$url_nginx/large-16mb.jpg" nginx "$scratch/nginx-error.log"
 
-# --- timed runs (attach and curl alternate, so drift over time affects both alike) ------------
-declare -a t_att t_curl
-say "$large: $large_bytes bytes; binary $bin; $runs run(s); scratch $scratch"
+# --- timed runs (attach, curl and curl + sync alternate, so drift over time affects all alike) --
+declare -A times  # "<name> <tool>" -> space-separated seconds
+say "binary $bin; $runs run(s); scratch $scratch"
 for ((r = 1; r <= runs; r++)); do
-  b=$scratch/B; fresh "$b"
-  attach_quiet init --store "$b"
-  attach_quiet sync pull "$url_a" --store "$b"
-  warm "$blob_a"
-  t0=$(now); attach_quiet fetch --all --store "$b" --peer "$url_a"; t1=$(now)
-  t_att+=("$(elapsed "$t0" "$t1")")
-  fetched=$b/blobs/sha256/${large_hash:0:2}/${large_hash:2:2}/$large_hash
-  cmp -s "$large" "$fetched" || die "after attach fetch, store B does not hold the bytes of $large at $fetched"
-  say "run $r/$runs  attach fetch from a peer: ${t_att[-1]} s"
+  for name in "${names[@]}"; do
+    b=$scratch/B; fresh "$b"
+    attach_quiet init --store "$b"
+    attach_quiet sync pull "$url_a" --store "$b"
+    warm "$(blob_path "$store_a" "$name")"
+    t0=$(now); attach_quiet fetch "${id_of[$name]}" --store "$b" --peer "$url_a"; t1=$(now)
+    times["$name attach"]+="$(elapsed "$t0" "$t1") "
+    cmp -s "$scratch/www/$name" "$(blob_path "$b" "$name")" || die "after attach fetch, store B does not hold the bytes of $name"
+    fresh "$b"
+    say "run $r/$runs  $name  attach fetch from a peer: $(elapsed "$t0" "$t1") s"
 
-  d=$scratch/download; fresh "$d"; mkdir "$d"
-  warm "$scratch/www/large-16mb.jpg"
-  t0=$(now); curl -fsS -o "$d/large-16mb.jpg" "$url_nginx"; t1=$(now)
-  t_curl+=("$(elapsed "$t0" "$t1")")
-  cmp -s "$large" "$d/large-16mb.jpg" || die "curl did not download the bytes of $large"
-  say "run $r/$runs  curl -o from nginx: ${t_curl[-1]} s"
+    for tool in curl curl-sync; do
+      d=$scratch/download; fresh "$d"; mkdir "$d"
+      warm "$scratch/www/$name"
+      if [ "$tool" = curl ]; then
+        t0=$(now); curl -fsS -o "$d/$name" "$url_nginx/$name"; t1=$(now)
+      else
+        t0=$(now); curl -fsS -o "$d/$name" "$url_nginx/$name"; sync "$d/$name"; t1=$(now)
+      fi
+      times["$name $tool"]+="$(elapsed "$t0" "$t1") "
+      cmp -s "$scratch/www/$name" "$d/$name" || die "$tool did not download the bytes of $name"
+      say "run $r/$runs  $name  $tool: $(elapsed "$t0" "$t1") s"
+    done
+  done
 done
 fresh "$scratch/B"; fresh "$scratch/download"
 
 # --- the report ------------------------------------------------------------------------------
-m_att=$(median "${t_att[@]}"); m_curl=$(median "${t_curl[@]}")
-x=$(ratio "$m_att" "$m_curl")
-mibs() { awk -v b="$large_bytes" -v s="$1" 'BEGIN { printf "%.0f", b / 1048576 / s }'; }
+mibs() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / 1048576 / s }'; }
+declare -A med
+for key in "${!times[@]}"; do
+  read -ra values <<< "${times[$key]}"
+  med[$key]=$(median "${values[@]}")
+done
 table=$(
   printf '| measure | runs | min | median | max | ratio to curl |\n'
   printf '|---|---:|---:|---:|---:|---:|\n'
-  row_time "curl -o file from nginx: large-16mb.jpg (wall time)" "" "${t_curl[@]}"
-  row_time "attach fetch --all from a peer's attach serve: large-16mb.jpg (wall time)" "$m_curl" "${t_att[@]}"
+  for name in "${names[@]}"; do
+    read -ra v <<< "${times["$name curl"]}"; row_time "curl -o file from nginx: $name (wall time)" "" "${v[@]}"
+    read -ra v <<< "${times["$name curl-sync"]}"; row_time "curl -o file, then sync FILE: $name (wall time; same durability as attach)" "${med["$name curl"]}" "${v[@]}"
+    read -ra v <<< "${times["$name attach"]}"; row_time "attach fetch ID from a peer's attach serve: $name (wall time)" "${med["$name curl"]}" "${v[@]}"
+  done
 )
+verdict() { # verdict NAME TARGET
+  local name=$1 target=$2 x
+  x=$(ratio "${med["$name attach"]}" "${med["$name curl"]}")
+  printf '%s: attach fetch took **%s×** the time of curl (target ≤ %s×: %s; median %.3f s, about %s MiB/s, against %.3f s, about %s MiB/s) and %s× the time of curl + sync (%.3f s).' \
+    "$name" "$x" "$target" "$(awk -v x="$x" -v t="$target" 'BEGIN { print (x <= t) ? "met" : "missed" }')" \
+    "${med["$name attach"]}" "$(mibs "${bytes_of[$name]}" "${med["$name attach"]}")" \
+    "${med["$name curl"]}" "$(mibs "${bytes_of[$name]}" "${med["$name curl"]}")" \
+    "$(ratio "${med["$name attach"]}" "${med["$name curl-sync"]}")" "${med["$name curl-sync"]}"
+}
 section=$(
   echo '<!-- sync:begin -->'
-  echo '## Sync: fetching a 16 MB original from a peer vs `curl` from nginx'
+  echo '## Sync: fetching originals from a peer vs `curl` from nginx'
   echo
   if [ "$smoke" = 1 ]; then
     echo "**Smoke pass (BENCH_SMOKE=1): one run. These numbers check that the benchmark works; they are not a benchmark.**"
@@ -142,14 +182,15 @@ section=$(
   fi
   bench_header
   echo "- Tools: nginx $("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///'), $(curl --version | head -1 | cut -d' ' -f1-2); attach serve, nginx and the clients share the machine, over loopback"
-  echo "- Input: \`special/large-16mb.jpg\` from the corpus ($large_bytes bytes)"
-  echo "- Reproduce: \`make bench\` (builds the release binary, then runs \`scripts/bench-sync.sh\`; BENCH_RUNS=N sets the number of runs)"
+  echo "- Input: \`special/large-16mb.jpg\` from the corpus (${bytes_of[large-16mb.jpg]} bytes) and \`$huge_name\`, ${bytes_of[$huge_name]} random bytes made by the script"
+  echo "- Reproduce: \`make bench\` (builds the release binary, then runs \`scripts/bench-sync.sh\`; BENCH_RUNS=N sets the number of runs, BENCH_LARGE_MB the large file's size)"
   echo
-  echo "Server A (\`attach serve\`) holds the photo, imported with \`attach import --no-thumbnails\`. Each run makes a fresh store B (\`attach init\`) and pulls A's records into it (\`attach sync pull\`: the note and the attachment record, no bytes), both untimed; then one \`attach fetch --all --store B --peer http://A\` is timed with \`date +%s.%N\`. It streams \`GET /blobs/sha256/<hash>\` from A into B's \`tmp/\` while hashing, checks the SHA-256, fsyncs, renames the blob into place and marks it present in B's catalog, so the bytes are verified and durable when it exits; the time includes starting the process and opening the catalog. Against it, \`curl -fsS -o file\` downloads the same bytes from nginx (sendfile, access log off), with no verification and no fsync. Before each timed command the source file is read once (untimed) so that both servers send from the page cache. attach and curl runs alternate; after each, the bytes are compared with the original."
+  echo "Server A (\`attach serve\`) holds both files, imported with \`attach import --no-thumbnails\`. Each run makes a fresh store B (\`attach init\`) and pulls A's records into it (\`attach sync pull\`: the note and the attachment records, no bytes), both untimed; then one \`attach fetch ID --store B --peer http://A\` is timed with \`date +%s.%N\`. It streams \`GET /blobs/sha256/<hash>\` from A into B's \`tmp/\`, hashing and writing each MiB on the blocking pool while the next one arrives, checks the SHA-256, fsyncs, renames the blob into place and marks it present in B's catalog, so the bytes are verified and durable when it exits; the time includes starting the process, opening the catalog and reading the photo's header. Against it, \`curl -fsS -o file\` downloads the same bytes from nginx (sendfile, access log off), with no verification and no fsync, and a second reference adds \`sync FILE\` (an fsync of the download) after curl. Before each timed command the source file is read once (untimed) so that both servers send from the page cache. attach and curl runs alternate; after each, the bytes are compared with the original."
   echo
   echo "$table"
   echo
-  echo "attach fetch took **${x}×** the time of curl (median $(printf '%.3f' "$m_att") s, about $(mibs "$m_att") MiB/s, against $(printf '%.3f' "$m_curl") s, about $(mibs "$m_curl") MiB/s)."
+  echo "- $(verdict large-16mb.jpg 2)"
+  echo "- $(verdict "$huge_name" 1.3)"
   echo '<!-- sync:end -->'
 )
 

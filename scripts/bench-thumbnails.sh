@@ -48,6 +48,13 @@ if ! command -v vipsthumbnail > /dev/null 2>&1 || ! command -v vipsheader > /dev
     die "could not install libvips-tools with apt-get (needed for vipsthumbnail, the reference)"
   command -v vipsthumbnail > /dev/null 2>&1 || die "libvips-tools is installed but vipsthumbnail is not on PATH"
 fi
+# The decode limit: libjpeg-turbo's djpeg decoding at 1/8 scale, the least a thumbnail can cost.
+if ! command -v djpeg > /dev/null 2>&1; then
+  need=(libjpeg-turbo-progs)
+  # shellcheck source=scripts/apt-lib.sh
+  . "$repo/scripts/apt-lib.sh"
+  apt_install "for the benchmark's decode limit (djpeg)" "${need[@]}" || die "install the packages above, then run again"
+fi
 command -v python3 > /dev/null 2>&1 || die "python3 is missing (needed to read \`attach list --json\`); install it with:  apt-get install -y python3"
 vips_version=$(vipsthumbnail --vips-version 2>/dev/null | head -n 1 || echo unknown)
 
@@ -179,7 +186,7 @@ PY
 }
 
 # --- timed runs (vipsthumbnail and attach interleaved, so drift over time affects both alike) -
-declare -a t_vips t_att t_vone t_aone b_vips b_att
+declare -a t_vips t_att t_vone t_aone b_vips b_att t_djpeg
 declare -a t_bad x_bad e_bad t_srv s_bad # per bad file: times (space-separated), exit codes, error line; server times, answers
 say "corpus $corpus: ${#files[@]} photos, $input_bytes bytes; seed $seed_bytes bytes"
 say "binary $bin; vipsthumbnail $vips_version; $runs run(s); scratch $scratch"
@@ -199,6 +206,16 @@ for ((r = 1; r <= runs; r++)); do
   if [ "$r" = 1 ]; then check_sides vipsthumbnail "${made[@]}"; fi
   say "run $r/$runs  vipsthumbnail, $count photos: ${t_vips[-1]} s"
   fresh "$d"
+
+  # (1) the decode limit: every photo decoded at 1/8 scale by djpeg, $procs processes, output dropped.
+  warm "${files[@]}"
+  t0=$(now)
+  # shellcheck disable=SC2016 # $f and $@ belong to the inner shell
+  printf '%s\0' "${files[@]}" | xargs -0 -P "$procs" -n "$per_proc" sh -c 'for f; do djpeg -scale 1/8 -outfile /dev/null "$f" || exit 1; done' djpeg-loop ||
+    die "djpeg failed on the corpus photos"
+  t1=$(now)
+  t_djpeg+=("$(elapsed "$t0" "$t1")")
+  say "run $r/$runs  djpeg -scale 1/8, $count photos: ${t_djpeg[-1]} s"
 
   # (1) every photo at $size px: attach thumbs, disk cache emptied first (the memory cache
   # lives in the process, so each run starts with both empty).
@@ -286,7 +303,7 @@ row_bytes() { # row_bytes LABEL REFERENCE_MEDIAN|"" BYTE_VALUES...
 }
 
 m_vips=$(median "${t_vips[@]}"); m_att=$(median "${t_att[@]}")
-m_vone=$(median "${t_vone[@]}"); m_aone=$(median "${t_aone[@]}")
+m_vone=$(median "${t_vone[@]}"); m_aone=$(median "${t_aone[@]}"); m_djpeg=$(median "${t_djpeg[@]}")
 mb_vips=$(median "${b_vips[@]}"); mb_att=$(median "${b_att[@]}")
 
 table=$(
@@ -294,6 +311,7 @@ table=$(
   printf '|---|---:|---:|---:|---:|---:|\n'
   row_time "vipsthumbnail -s $size, $procs processes × $per_proc files: $count photos (wall time)" "" "${t_vips[@]}"
   row_time "attach thumbs --size $size: $count photos, cache emptied (wall time)" "$m_vips" "${t_att[@]}"
+  row_time "decode limit: djpeg -scale 1/8 > /dev/null, $procs processes × $per_proc files: $count photos (wall time)" "$m_vips" "${t_djpeg[@]}"
   row_time "vipsthumbnail -s $size: seed-3.7mb.jpg, one process (wall time, start-up included)" "" "${t_vone[@]}"
   row_time "attach thumb --size $size: seed-3.7mb.jpg, first thumbnail, one process (wall time, start-up included)" "$m_vone" "${t_aone[@]}"
   row_bytes "bytes, vipsthumbnail output folder: $count thumbnails (informational)" "" "${b_vips[@]}"
@@ -334,10 +352,10 @@ per_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.0f ms", s * 1000 }'; }
 kib() { awk -v b="$1" 'BEGIN { printf "%.0f KiB", b / 1024 }'; }
 below1() { awk -v x="$1" 'BEGIN { exit !(x < 1) }'; }
-if below1 "$x_batch"; then
-  v_batch="faster than vipsthumbnail, which meets the target of a ratio below 1"
+if awk -v x="$x_batch" 'BEGIN { exit !(x <= 0.85) }'; then
+  v_batch="within the target of at most 0.85×"
 else
-  v_batch="not faster than vipsthumbnail, which misses the target of a ratio below 1"
+  v_batch="short of the target of at most 0.85×"
 fi
 if below1 "$x_one"; then v_one=faster; else v_one=slower; fi
 nphotos=${#files[@]}
@@ -361,9 +379,9 @@ section=$(
   echo
   echo "### What this shows"
   echo
-  echo "attach thumbs made the $nphotos thumbnails in ${x_batch}× the time of vipsthumbnail, so it is $v_batch (median $(printf '%.3f' "$m_att") s, $(per_s "$nphotos" "$m_att") thumbnails/s, against $(printf '%.3f' "$m_vips") s, $(per_s "$nphotos" "$m_vips") thumbnails/s). Both use the $(nproc) cores with two renders at once (attach: two render slots, one libvips thread each, in one process; vipsthumbnail: $procs processes, each with libvips' default thread pool). The two do not do the same work: attach thumbs' output goes through the store's pipeline, where each request joins a job per (content hash, size), so concurrent requests for one image coalesce into one render, and the result lands in the memory cache and the disk cache; each cached thumbnail is written to a temporary file, fsynced and renamed (vipsthumbnail syncs nothing), is converted to 8-bit sRGB, has EXIF orientation applied and every metadata block stripped, and is encoded as JPEG quality 80 with optimised Huffman tables. vipsthumbnail also applies EXIF orientation, but writes its default JPEG (quality 75) and keeps the originals' metadata (EXIF, with its embedded preview), so the bytes row compares different outputs and is informational only: attach's $nphotos thumbnails take ${x_bytes}× vipsthumbnail's bytes ($(kib "$mb_att") against $(kib "$mb_vips"))."
+  echo "attach thumbs made the $nphotos thumbnails in ${x_batch}× the time of vipsthumbnail, so it is $v_batch (median $(printf '%.3f' "$m_att") s, $(per_s "$nphotos" "$m_att") thumbnails/s, against $(printf '%.3f' "$m_vips") s, $(per_s "$nphotos" "$m_vips") thumbnails/s). The decode limit — djpeg decoding every photo at 1/8 scale and writing nothing, in $procs processes — took $(printf '%.3f' "$m_djpeg") s ($(ratio "$m_djpeg" "$m_vips")× vipsthumbnail): no thumbnailer that decodes these JPEGs can beat it. Both use the $(nproc) cores with two renders at once (attach: two render slots, one libvips thread each, in one process; vipsthumbnail: $procs processes, each with libvips' default thread pool). The two do not do the same work: attach thumbs' output goes through the store's pipeline, where each request joins a job per (content hash, size), so concurrent requests for one image coalesce into one render, and the result lands in the memory cache and the disk cache; each cached thumbnail is written to a temporary file with a checksummed trailer and renamed, without a fsync (a torn file fails its check and is rendered again; vipsthumbnail syncs nothing either), is converted to 8-bit sRGB, has EXIF orientation applied and every metadata block stripped, and is encoded as JPEG quality 80 with optimised Huffman tables. vipsthumbnail also applies EXIF orientation, but writes its default JPEG (quality 75) and keeps the originals' metadata (EXIF, with its embedded preview), so the bytes row compares different outputs and is informational only: attach's $nphotos thumbnails take ${x_bytes}× vipsthumbnail's bytes ($(kib "$mb_att") against $(kib "$mb_vips"))."
   echo
-  echo "For one 12 MP baseline JPEG, the first thumbnail from attach thumb took ${x_one}× the time of one vipsthumbnail, so it is $v_one (median $(ms "$m_aone") against $(ms "$m_vone")). Both include process start-up; attach's also includes opening the store, resolving the attachment id in the catalog, and writing the thumbnail to the disk cache (fsynced) as well as to FILE. A first request inside a program that already has the store open pays none of that start-up, only the render and the cache write."
+  echo "For one 12 MP baseline JPEG, the first thumbnail from attach thumb took ${x_one}× the time of one vipsthumbnail, so it is $v_one (median $(ms "$m_aone") against $(ms "$m_vone")). Both include process start-up; attach's also includes opening the store, resolving the attachment id in the catalog, and writing the thumbnail to the disk cache as well as to FILE. A first request inside a program that already has the store open pays none of that start-up, only the render and the cache write."
   echo
   echo "### Bad files: a typed error within 200 ms"
   echo

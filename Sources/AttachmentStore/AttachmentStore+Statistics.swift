@@ -30,24 +30,15 @@ extension AttachmentStore {
             stats.bytesSavedByDeduplication = stats.referencedBytes - distinctReferenced
             return stats
         }
-        let (layout, disk) = (self.layout, thumbnails.disk)
-        let usage = try await BlockingPool.run { () -> [Int64] in
-            let thumbnails = disk.usage()
-            let catalog = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
-                let path = layout.catalogPath + suffix
-                return total + (FileManager.default.fileExists(atPath: path) ? BlobFileScan.diskUsage(of: path) : 0)
-            }
-            return [BlobFileScan.diskUsage(of: layout.root), BlobFileScan.diskUsage(of: layout.blobsPath), catalog,
-                    Int64(thumbnails.files), thumbnails.bytes, BlobFileScan.diskUsage(of: layout.cachePath + "/blobs"),
-                    BlobFileScan.diskUsage(of: layout.quarantinePath)]
-        }
-        stats.bytesOnDisk = usage[0]
-        stats.originalsOnDisk = usage[1]
-        stats.catalogOnDisk = usage[2]
-        stats.thumbnailCacheFiles = Int(usage[3])
-        stats.thumbnailCacheOnDisk = usage[4]
-        stats.originalCopiesOnDisk = usage[5]
-        stats.quarantineOnDisk = usage[6]
+        let layout = self.layout
+        let usage = try await BlockingPool.run { StoreDiskUsage(of: layout) }
+        stats.bytesOnDisk = usage.total
+        stats.originalsOnDisk = usage.originals
+        stats.catalogOnDisk = usage.catalog
+        stats.thumbnailCacheFiles = usage.thumbnailFiles
+        stats.thumbnailCacheOnDisk = usage.thumbnailBytes
+        stats.originalCopiesOnDisk = usage.originalCopies
+        stats.quarantineOnDisk = usage.quarantine
         stats.budget = try await storageBudget()
         return stats
     }

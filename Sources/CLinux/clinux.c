@@ -1,6 +1,11 @@
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "clinux.h"
 
 int clinux_syncfs(int fd) { return syncfs(fd); }
+
+int clinux_start_writeback(int fd, long long offset, long long nbytes) {
+    return sync_file_range(fd, (off_t)offset, (off_t)nbytes, SYNC_FILE_RANGE_WRITE);
+}

@@ -19,6 +19,16 @@ public enum ImageProbe {
     /// as a thumbnail-sized file.
     /// - Throws: ``ImagingError/unsupportedFormat(path:)`` when no trusted loader accepts the
     ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
+    /// Loads and starts libvips now if it is not yet, so that the first header read or render
+    /// does not wait for it (loading it and the libraries it brings takes some 30 ms). Blocks:
+    /// call it off the cooperative pool. Every caller after the first waits for that one start.
+    /// A process must not exit while this runs on another thread (libvips corrupts its heap
+    /// when torn down half-loaded): whoever starts it in the background awaits it.
+    /// - Throws: ``ImagingError/libraryUnavailable(_:)`` when libvips cannot be loaded or started.
+    public static func prepare() throws(ImagingError) {
+        try VipsRuntime.start()
+    }
+
     public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
         try VipsRuntime.start()
         guard let loader = cvips_find_loader(path), allowedLoaders.contains(String(cString: loader)) else {

@@ -102,6 +102,20 @@ struct NoteLifecycleTests {
         }
     }
 
+    @Test("in SQLite opening a store finds the newest clock through the clock indexes: no table is scanned")
+    func latestClockReadsTheIndexes() async throws {
+        let fixture = try await StoreFixture()
+        let database = fixture.store.catalog.database
+        guard database.dialect == .sqlite else { return }
+        let plan = try await database.read { db in
+            try db.query("EXPLAIN QUERY PLAN " + Catalog.latestClockQuery, []).map { try $0.requiredString("detail") }
+        }
+        for index in ["note_on_clock", "attachment_on_clock", "tombstone_on_clock"] {
+            #expect(plan.contains { $0.contains(index) }, "\(plan)")
+        }
+        #expect(!plan.contains { $0.hasPrefix("SCAN note") || $0.hasPrefix("SCAN attachment") || $0.hasPrefix("SCAN tombstone") }, "\(plan)")
+    }
+
     @Test("a note's attachments read page by page by position are the whole list, in order")
     func attachmentPages() async throws {
         let fixture = try await StoreFixture()

@@ -185,7 +185,12 @@ struct BlobStore: Sendable {
                 copied += Int64(count)
                 progress?(copied)
             }
-            return syncing ? try finishAndPrepare(writer) : try writer.finish()
+            if syncing { return try finishAndPrepare(writer) }
+            // The batch flushes later; the disk starts on this copy now, unless it is a duplicate
+            // whose copy will be dropped unwritten.
+            let staged = try writer.finish()
+            if syncsStagedBlobs && !isPresent(staged) { staged.startWriteback() }
+            return staged
         } catch {
             writer.abort()
             throw error

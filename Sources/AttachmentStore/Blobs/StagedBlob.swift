@@ -53,6 +53,16 @@ final class StagedBlob: Sendable {
         }
     }
 
+    /// Starts writing the bytes to the disk without waiting (see
+    /// ``POSIXFile/startWriteback(_:from:count:)``): a batch's `syncfs` then finds them mostly
+    /// written. Makes nothing durable by itself. Blocks briefly.
+    func startWriteback() {
+        state.withLock { state in
+            guard !state.durable, let fd = state.fd else { return }
+            POSIXFile.startWriteback(fd, from: 0, count: 0)
+        }
+    }
+
     /// Records that the bytes reached stable storage through a `syncfs` of their filesystem
     /// made after they were all written (``BlobStore/makeDurable(_:)``), so ``makeDurable()``
     /// has nothing left to do.

@@ -29,10 +29,11 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         if fd >= 0 { Glibc.close(fd) }
         do {
             // An existing catalog is read first, read-only: one a newer release migrated is
-            // refused before this code writes a byte of it (even WAL mode is a write).
-            if fd < 0 { try Self.refuseNewerSchema(at: path) }
+            // refused before this code writes a byte of it (even WAL mode is a write). One that
+            // already has every migration is not handed to the migrator at all (most opens).
+            let upToDate = fd < 0 ? try Self.refuseNewerSchema(at: path) : false
             pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrate(pool)
+            if !upToDate { try Self.migrate(pool) }
         } catch let error as SQLDatabaseError where error.kind == .newerSchema {
             throw .catalogFromNewerRelease(error)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
@@ -61,8 +62,9 @@ final class SQLiteCatalogDatabase: SQLDatabase {
     }
 
     /// Throws ``SQLDatabaseError`` `.newerSchema` when the catalog at `path` records migrations
-    /// ``CatalogSchema`` does not have. Opens it read-only; changes nothing.
-    private static func refuseNewerSchema(at path: String) throws {
+    /// ``CatalogSchema`` does not have; returns whether it has every one this code knows (then
+    /// there is nothing to migrate). Opens it read-only; changes nothing.
+    private static func refuseNewerSchema(at path: String) throws -> Bool {
         var configuration = Configuration()
         configuration.readonly = true
         let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -75,7 +77,9 @@ final class SQLiteCatalogDatabase: SQLDatabase {
             return (applied, release)
         }
         try queue.close()
-        try SchemaHistory.refuseNewer(applied: applied, known: CatalogSchema.migrator.migrations, recordedRelease: release, location: path)
+        let known = CatalogSchema.migrator.migrations
+        try SchemaHistory.refuseNewer(applied: applied, known: known, recordedRelease: release, location: path)
+        return Set(applied) == Set(known)
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {

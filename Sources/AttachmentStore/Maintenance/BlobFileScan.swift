@@ -51,16 +51,4 @@ enum BlobFileScan {
     static func modificationDate(_ info: stat) -> Date {
         Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
     }
-
-    /// Bytes the files under `path` occupy on disk, as `du` counts them (allocated blocks).
-    static func diskUsage(of path: String) -> Int64 {
-        var total: Int64 = 0
-        if let info = try? POSIXFile.status(path) { total += Int64(info.st_blocks) * 512 }
-        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return total }
-        while let relative = enumerator.nextObject() as? String {
-            var info = stat()
-            if lstat(path + "/" + relative, &info) == 0 { total += Int64(info.st_blocks) * 512 }
-        }
-        return total
-    }
 }

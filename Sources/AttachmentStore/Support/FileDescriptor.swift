@@ -97,6 +97,18 @@ enum POSIXFile {
         guard clinux_syncfs(fd) == 0 else { throw SystemError("syncfs") }
     }
 
+    /// Bytes written to a file between two ``startWriteback(_:from:count:)`` calls of a long
+    /// write: about what the disk takes in a few milliseconds.
+    static let writebackStep: Int64 = 8 << 20
+
+    /// Asks the kernel to start writing `count` bytes of `fd` from `offset` to the disk now,
+    /// without waiting (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`), so that the `fsync` or
+    /// `syncfs` that later makes them durable finds them mostly written. Durability still
+    /// comes only from that flush; a failure here is ignored, since that flush reports it.
+    static func startWriteback(_ fd: Int32, from offset: Int64, count: Int64) {
+        _ = clinux_start_writeback(fd, offset, count)
+    }
+
     /// Creates `path` and any missing parents (mode 0700: a store's folders are its owner's
     /// alone), syncing each parent that gained an entry (unless `syncing` is false: the caller
     /// then flushes the whole filesystem, ``syncFilesystem(containing:)``, before relying on them).

@@ -9,10 +9,12 @@ import Glibc
 ///
 /// A transfer that is cut leaves its partial file; the next download of the same blob
 /// resumes after ``resumeOffset`` (ask the peer for `Range: bytes=<offset>-`). Nothing
-/// counts until ``finish()`` has hashed the whole file and found the expected hash: a wrong
-/// byte from any peer is thrown away, never stored. The partial file is locked while a
-/// download holds it, so `gc` leaves it alone (and removes it after the grace period once
-/// it is abandoned). Safe to use from one task at a time; appends run off the cooperative pool.
+/// counts until ``finish()`` has found the expected hash: a wrong byte from any peer is
+/// thrown away, never stored. The bytes are hashed as they are written (a resumed partial's
+/// bytes once, when the download opens), so finishing reads nothing back. The partial file
+/// is locked while a download holds it, so `gc` leaves it alone (and removes it after the
+/// grace period once it is abandoned). Safe to use from one task at a time; appends run off
+/// the cooperative pool.
 public final class BlobDownload: Sendable {
     /// The blob being received.
     public let hash: BlobHash
@@ -21,9 +23,30 @@ public final class BlobDownload: Sendable {
     /// Bytes already received by an earlier, cut transfer.
     public let resumeOffset: Int64
 
+    /// The open partial file and what has been learnt of the bytes written to it.
+    private struct Partial {
+        var fd: Int32
+        var hasher = SHA256()
+        var head: [UInt8] = []
+        /// Where the bytes not yet sent towards the disk begin (see `startWriteback`).
+        var writebackFrom: Int64 = 0
+        /// Whether the first bytes were looked at to decide on warming libvips up.
+        var sniffed = false
+
+        /// Takes `bytes` into the hash and the head (they are, or already were, written).
+        mutating func take(_ bytes: UnsafeRawBufferPointer) {
+            hasher.update(bufferPointer: bytes)
+            if head.count < BlobWriter.headLength {
+                head.append(contentsOf: bytes.prefix(BlobWriter.headLength - head.count))
+            }
+        }
+    }
+
     private let store: AttachmentStore
     private let path: String
-    private let descriptor: Mutex<Int32?>
+    private let partial: Mutex<Partial?>
+    /// libvips, loading while the rest of an image arrives (its header is read at the end).
+    private let imaging = ImagingWarmUp()
     private let received: Mutex<Int64>
 
     init(store: AttachmentStore, hash: BlobHash, expectedSize: Int64) throws {
@@ -32,16 +55,23 @@ public final class BlobDownload: Sendable {
         self.expectedSize = expectedSize
         self.path = store.layout.temporaryPath + "/" + Self.partialName(of: hash)
         let fd = try Self.openPartial(path, in: store.layout.temporaryPath, name: Self.partialName(of: hash))
-        var info = stat()
-        fstat(fd, &info)
-        var offset = Int64(info.st_size)
+        var resumed = Partial(fd: fd)
+        var offset: Int64
+        do {
+            offset = try Self.hashExisting(path, into: &resumed)
+        } catch {
+            Glibc.close(fd)
+            throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
+        }
         if offset > expectedSize {
             // More bytes than the blob has: the partial is wrong; start again.
             ftruncate(fd, 0)
+            resumed = Partial(fd: fd)
             offset = 0
         }
         self.resumeOffset = offset
-        self.descriptor = Mutex(fd)
+        resumed.writebackFrom = offset
+        self.partial = Mutex(resumed)
         self.received = Mutex(offset)
     }
 
@@ -95,6 +125,36 @@ public final class BlobDownload: Sendable {
         throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("another download of this blob is in progress"))
     }
 
+    /// Hashes the bytes a cut transfer left in the partial file (opened for appending only, so
+    /// read through a descriptor of its own); returns how many there are.
+    private static func hashExisting(_ path: String, into partial: inout Partial) throws(SystemError) -> Int64 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open") }
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError("fstat") }
+        guard info.st_size > 0 else { return 0 }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let count = try POSIXFile.read(fd, into: buffer)
+            if count == 0 { return total }
+            partial.take(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            total += Int64(count)
+        }
+    }
+
+    /// Leading bytes enough to tell an image's type (HEIF's brand sits at bytes 8–11).
+    static let sniffLength = 32
+
+    /// Returns once work the download started in the background has ended (libvips loading
+    /// for an image whose header will be read). Call it before the process may exit when the
+    /// download did not ``finish()``; a finished one has already waited.
+    public func settle() async {
+        await imaging.settle()
+    }
+
     /// Bytes received so far, the resumed part included.
     public var receivedBytes: Int64 { received.withLock { $0 } }
 
@@ -102,73 +162,89 @@ public final class BlobDownload: Sendable {
     /// - Throws: ``AttachmentStore/Error/writeFailed(path:cause:)``, or
     ///   ``AttachmentStore/Error/invalidArgument(_:)`` when the peer sends more than the blob has.
     public func append<Bytes: DataProtocol & Sendable>(_ bytes: Bytes) async throws {
+        try await append(contentsOf: CollectionOfOne(bytes))
+    }
+
+    /// Appends pieces that follow what was received, in order, in one trip to the blocking
+    /// pool: each piece is hashed and written where it lies, never copied into another buffer
+    /// (a peer fetch hands over the network's buffers as they came, about a MiB at a time).
+    /// - Throws: as ``append(_:)``; pieces before the one that overflows are kept.
+    public func append<Pieces: Collection & Sendable>(contentsOf pieces: Pieces) async throws
+    where Pieces.Element: DataProtocol {
         let (path, expected) = (self.path, expectedSize)
         try await BlockingPool.run { [self] in
-            let total = received.withLock { $0 } + Int64(bytes.count)
-            guard total <= expected else {
-                throw AttachmentStore.Error.invalidArgument("the peer sent \(total) bytes for a blob of \(expected)")
-            }
-            try descriptor.withLock { fd in
-                guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
-                let contiguous = [UInt8](bytes)
-                do {
-                    try contiguous.withUnsafeBytes { try POSIXFile.writeAll(fd, $0) }
-                } catch let error as SystemError {
-                    throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
+            try partial.withLock { current in
+                guard var open = current else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
+                defer { current = open }
+                for piece in pieces {
+                    let total = received.withLock { $0 } + Int64(piece.count)
+                    guard total <= expected else {
+                        throw AttachmentStore.Error.invalidArgument("the peer sent \(total) bytes for a blob of \(expected)")
+                    }
+                    for region in piece.regions {
+                        try region.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
+                            do throws(SystemError) {
+                                try POSIXFile.writeAll(open.fd, bytes)
+                            } catch {
+                                throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
+                            }
+                            open.take(bytes)
+                        }
+                    }
+                    received.withLock { $0 = total }
+                }
+                // An image's header is read once it has arrived: libvips loads meanwhile.
+                if !open.sniffed && open.head.count >= min(Self.sniffLength, Int(expected)) {
+                    open.sniffed = true
+                    if MediaTypeSniffer.isReadableRaster(MediaTypeSniffer.mediaType(of: open.head)) { imaging.start() }
+                }
+                // The disk starts on what arrived while the rest is still coming, so the fsync
+                // that ends the download has little left to write.
+                let end = received.withLock { $0 }
+                if end - open.writebackFrom >= POSIXFile.writebackStep {
+                    POSIXFile.startWriteback(open.fd, from: open.writebackFrom, count: end - open.writebackFrom)
+                    open.writebackFrom = end
                 }
             }
-            received.withLock { $0 = total }
         }
     }
 
-    /// Hashes the whole file and, when it is the expected blob, stores it and marks it present;
-    /// every attachment of the blob then takes the media type sniffed from the bytes, whatever
-    /// the peer's record claimed.
+    /// Checks the hash of the bytes written and, when it is the expected blob, stores it and
+    /// marks it present; every attachment of the blob then takes the media type sniffed from
+    /// the bytes, whatever the peer's record claimed.
     /// - Throws: ``AttachmentStore/Error/hashMismatch(expected:actual:)`` (the partial file is
     ///   deleted: the next attempt starts from zero), or write errors.
     public func finish() async throws {
         let (path, hash, expected) = (self.path, self.hash, expectedSize)
         let staged: StagedBlob = try await BlockingPool.run { [self] in
-            let (actual, size) = try BlobFileScan.hash(fileAt: path)
+            let size = received.withLock { $0 }
             guard size >= expected else {
                 // A cut transfer, not a wrong one: keep the bytes for a resume.
                 throw AttachmentStore.Error.invalidArgument("only \(size) of \(expected) bytes of blob \(hash) have arrived")
             }
-            guard actual == hash, size == expected else {
+            guard let taken = partial.withLock({ current -> Partial? in
+                defer { current = nil }
+                return current
+            }) else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
+            let actual = BlobHash(digest: taken.hasher.finalize())
+            var info = stat()
+            // The file holds what was hashed, unless something else wrote to it meanwhile.
+            guard actual == hash, size == expected, fstat(taken.fd, &info) == 0, Int64(info.st_size) == size else {
                 unlink(path)
-                close()
+                Glibc.close(taken.fd)
                 throw AttachmentStore.Error.hashMismatch(expected: hash, actual: actual)
             }
-            let fd = descriptor.withLock { fd -> Int32? in
-                defer { fd = nil }
-                return fd
-            }
-            guard let fd else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
-            // Only the first bytes, for sniffing: a blob of any size is never read whole.
-            let head = try Self.head(of: path, byteCount: size)
-            return StagedBlob(temporaryPath: path, descriptor: fd, storePath: store.layout.root, hash: hash, byteCount: size, head: head)
+            return StagedBlob(temporaryPath: path, descriptor: taken.fd, storePath: store.layout.root, hash: hash, byteCount: size, head: taken.head)
         }
+        await imaging.settle()
         try await store.installDownloaded(staged)
-    }
-
-    /// The first ``BlobWriter/headLength`` bytes of the file at `path` (the partial is open
-    /// for appending only, so it is read through a descriptor of its own).
-    private static func head(of path: String, byteCount: Int64) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("open"))) }
-        defer { Glibc.close(fd) }
-        var head = [UInt8](repeating: 0, count: Int(min(Int64(BlobWriter.headLength), byteCount)))
-        let read = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard read >= 0 else { throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("pread"))) }
-        head.removeLast(head.count - read)
-        return head
     }
 
     /// Closes the partial file, keeping it for a later resume. Idempotent.
     public func close() {
-        descriptor.withLock { fd in
-            if let open = fd { Glibc.close(open) }
-            fd = nil
+        partial.withLock { current in
+            if let open = current { Glibc.close(open.fd) }
+            current = nil
         }
     }
 }

@@ -62,12 +62,11 @@ struct ThumbnailDiskCache: Sendable {
         }
     }
 
-    /// Number of cached thumbnails and their bytes.
+    /// Number of cached thumbnails and their bytes (apparent sizes).
     func usage() -> (files: Int, bytes: Int64) {
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return (0, 0) }
         var (files, bytes) = (0, Int64(0))
-        while let relative = enumerator.nextObject() as? String {
-            guard let info = try? POSIXFile.status(root + "/" + relative), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        FileTreeWalk.visit(root) { _, info in
+            guard (info.st_mode & S_IFMT) == S_IFREG else { return }
             files += 1
             bytes += Int64(info.st_size)
         }

@@ -6,4 +6,10 @@
 /// Returns 0, or -1 with errno set.
 int clinux_syncfs(int fd);
 
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing back the dirty pages of
+/// `nbytes` bytes of `fd` from `offset` (0: to the end of the file) without waiting for them.
+/// It makes nothing durable (a later fsync does); it only lets the disk start early.
+/// Returns 0, or -1 with errno set.
+int clinux_start_writeback(int fd, long long offset, long long nbytes);
+
 #endif
