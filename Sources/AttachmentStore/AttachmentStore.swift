@@ -79,7 +79,8 @@ public final class AttachmentStore: Sendable {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
-        let blobs = BlobStore(root: layout.root, syncsStagedBlobs: catalog.placement != .catalog)
+        let blobs = BlobStore(root: layout.root, syncsStagedBlobs: catalog.placement != .catalog,
+                              installsFiles: catalog.placement == .files)
         self.blobs = blobs
         self.backend = BlobBackends.make(
             for: catalog.placement, objectStore: configuration.objectStore,

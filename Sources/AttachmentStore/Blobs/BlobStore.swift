@@ -24,13 +24,17 @@ struct BlobStore: Sendable {
     /// Whether staged blobs are synced before their transaction (not when the catalog keeps the
     /// bytes: its commit makes them durable).
     let syncsStagedBlobs: Bool
+    /// Whether staged blobs become files in `blobs/` (not when the catalog or an object store
+    /// keeps the originals), so that a batch may make their folders while it copies.
+    let installsFiles: Bool
 
     /// Bytes moved per read or write call.
     static let chunkSize = 1 << 20
 
-    init(root: String, syncsStagedBlobs: Bool = true) {
+    init(root: String, syncsStagedBlobs: Bool = true, installsFiles: Bool = true) {
         self.root = root
         self.syncsStagedBlobs = syncsStagedBlobs
+        self.installsFiles = installsFiles
         self.blobsDirectory = root + "/blobs/sha256"
         self.temporaryDirectory = root + "/tmp"
     }
@@ -187,9 +191,17 @@ struct BlobStore: Sendable {
             }
             if syncing { return try finishAndPrepare(writer) }
             // The batch flushes later; the disk starts on this copy now, unless it is a duplicate
-            // whose copy will be dropped unwritten.
+            // whose copy will be dropped unwritten. Its folder in `blobs/` is made now too, in
+            // parallel with the other copies (the batch's `syncfs` makes it durable), so the
+            // install inside the catalog transaction, one blob after another, only renames.
             let staged = try writer.finish()
-            if syncsStagedBlobs && !isPresent(staged) { staged.startWriteback() }
+            if syncsStagedBlobs && !isPresent(staged) {
+                staged.startWriteback()
+                if installsFiles {
+                    let destination = self.path(for: staged.hash)
+                    try? POSIXFile.makeDirectories(String(destination[..<destination.lastIndex(of: "/")!]), syncing: false)
+                }
+            }
             return staged
         } catch {
             writer.abort()

@@ -33,6 +33,10 @@ final class SQLiteCatalogDatabase: SQLDatabase {
             // already has every migration is not handed to the migrator at all (most opens).
             let upToDate = fd < 0 ? try Self.refuseNewerSchema(at: path) : false
             pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB's pool sets its writer to `synchronous = NORMAL` while it turns WAL on, after
+            // `prepareDatabase` ran: in WAL mode NORMAL does not flush a commit, so a power loss
+            // could take back an acknowledged one. The writer is set back to FULL here.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             if !upToDate { try Self.migrate(pool) }
         } catch let error as SQLDatabaseError where error.kind == .newerSchema {
             throw .catalogFromNewerRelease(error)
