@@ -11,6 +11,8 @@ public struct ServerMetrics: Sendable {
     /// The registry `/metrics` renders.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
+    /// The per-request counters and timers, made once per label set.
+    private let handles: MetricHandles
     /// Bytes received in upload bodies (`attach_upload_bytes_total`).
     let uploadBytes: CoreMetrics.Counter
     /// Uploads being received right now (`attach_uploads_in_progress`).
@@ -20,6 +22,7 @@ public struct ServerMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         self.factory = PrometheusMetricsFactory(registry: registry)
+        self.handles = MetricHandles(factory: factory)
         self.uploadBytes = CoreMetrics.Counter(label: "attach_upload_bytes_total", factory: factory)
         self.uploadsInProgress = Meter(label: "attach_uploads_in_progress", factory: factory)
     }
@@ -27,25 +30,18 @@ public struct ServerMetrics: Sendable {
     /// Counts one answered request (`http_requests_total{route,method,status}`) and records how
     /// long the handler took (`http_request_duration_seconds{route,method}`).
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(
-            label: "http_requests_total",
-            dimensions: [("route", route), ("method", method), ("status", String(status))],
-            factory: factory
-        ).increment()
-        CoreMetrics.Timer(
-            label: "http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory
-        ).recordNanoseconds(duration.nanoseconds)
+        handles.counter("http_requests_total", [("route", route), ("method", method), ("status", String(status))]).increment()
+        handles.timer("http_request_duration_seconds", [("route", route), ("method", method)]).recordNanoseconds(duration.nanoseconds)
     }
 
     /// Counts one thumbnail request by how it was answered (`attach_thumbnail_requests_total{result}`).
     func recordThumbnail(result: String) {
-        CoreMetrics.Counter(label: "attach_thumbnail_requests_total", dimensions: [("result", result)], factory: factory)
-            .increment()
+        handles.counter("attach_thumbnail_requests_total", [("result", result)]).increment()
     }
 
     /// Adds `amount` to a counter (`attach_scrub_*_total`, `attach_evicted_*_total`).
     func count(_ label: String, by amount: Int64) {
-        CoreMetrics.Counter(label: label, factory: factory).increment(by: amount)
+        handles.counter(label).increment(by: amount)
     }
 
     /// Sets a gauge read from elsewhere at scrape time (thumbnail queue depth, cache counters).

@@ -16,17 +16,20 @@ struct RequestLogMiddleware: RouterMiddleware {
             let elapsed = clock.now - start
             let route = context.endpointPath ?? "unmatched"
             metrics.recordRequest(route: route, method: request.method.rawValue, status: status, duration: elapsed)
-            var metadata: Logger.Metadata = [
-                "http.method": "\(request.method)",
-                "http.path": "\(request.uri.path)",
-                "http.route": "\(route)",
-                "http.status": "\(status)",
-                "duration_ms": "\(elapsed.nanoseconds / 1_000_000)",
-                "http.scheme": "\(context.client.scheme)",
-            ]
-            if let address = context.client.address { metadata["client.address"] = "\(address)" }
-            if let proxy = context.client.proxy { metadata["net.proxy"] = "\(proxy)" }
-            context.logger.info("request", metadata: metadata)
+            // The line's fields are only put together when it will be written.
+            if context.logger.logLevel <= .info {
+                var metadata: Logger.Metadata = [
+                    "http.method": "\(request.method)",
+                    "http.path": "\(request.uri.path)",
+                    "http.route": "\(route)",
+                    "http.status": "\(status)",
+                    "duration_ms": "\(elapsed.nanoseconds / 1_000_000)",
+                    "http.scheme": "\(context.client.scheme)",
+                ]
+                if let address = context.client.address { metadata["client.address"] = "\(address)" }
+                if let proxy = context.client.proxy { metadata["net.proxy"] = "\(proxy)" }
+                context.logger.info("request", metadata: metadata)
+            }
         }
         let response = try await next(request, context)
         status = response.status.code
