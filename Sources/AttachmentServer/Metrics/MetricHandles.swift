@@ -27,24 +27,23 @@ final class MetricHandles: Sendable {
 
     /// The counter `label` with `dimensions`, made on first use.
     func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
-        let key = Key(label, dimensions)
-        if let known = counters.withLock({ $0[key] }) { return known }
-        let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
-        return counters.withLock { counters in
-            if let raced = counters[key] { return raced }
-            counters[key] = made
-            return made
-        }
+        Self.handle(Key(label, dimensions), in: counters) { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory) }
     }
 
     /// The timer `label` with `dimensions`, made on first use.
     func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
-        let key = Key(label, dimensions)
-        if let known = timers.withLock({ $0[key] }) { return known }
-        let made = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
-        return timers.withLock { timers in
-            if let raced = timers[key] { return raced }
-            timers[key] = made
+        Self.handle(Key(label, dimensions), in: timers) { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    /// The handle `table` keeps for `key`, or the one `make` makes (made outside the lock; when
+    /// two requests make one at once, the first kept wins).
+    private static func handle<Handle: Sendable>(_ key: Key, in table: borrowing Mutex<[Key: Handle]>,
+                                                 make: () -> Handle) -> Handle {
+        if let known = table.withLock({ $0[key] }) { return known }
+        let made = make()
+        return table.withLock { handles in
+            if let raced = handles[key] { return raced }
+            handles[key] = made
             return made
         }
     }
