@@ -167,7 +167,7 @@ busy_p50=$(median "${busy_p50s[@]}"); busy_p99=$(median "${busy_p99s[@]}"); busy
 uploaded=0; for u in "${uploaded_runs[@]}"; do uploaded=$((uploaded + u)); done
 upload_mb=$(awk -v n="$uploaded" -v b="$(stat -c %s "$large")" 'BEGIN { printf "%.0f", n * b / 1048576 }')
 verdict_notes=$(awk -v p="$busy_p99" 'BEGIN { print (p < 50 ? "met" : "missed") }')
-verdict_thumb=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.5 ? "met" : "missed") }')
+verdict_thumb=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.7 ? "met" : "missed") }')
 m_record=$(median "${record_rps[@]}")
 verdict_record=$(awk -v r="$m_record" 'BEGIN { if (r >= 25000) print "met"; else printf "missed by %.1f×", 25000 / r }')
 
@@ -210,13 +210,13 @@ section=$(
   echo
   echo "During the loaded runs the uploaders stored $uploaded photos ($upload_mb MiB, about $(awk -v m="$upload_mb" -v s="$(((seconds + 2) * runs))" 'BEGIN { printf "%.0f", m / s }') MiB/s). Target $verdict_notes: median p99 $busy_p99 ms."
   echo
-  echo "### Cached thumbnail: attach against nginx serving the same file (target: ≥ 0.5× nginx)"
+  echo "### Cached thumbnail: attach against nginx serving the same file (target: ≥ 0.7× nginx)"
   echo
   echo "The 200 px thumbnail of a corpus photo ($thumb_bytes bytes), rendered once before timing, so attach answers from its memory cache; nginx ($(nproc) workers, sendfile, access log off) serves the same bytes from a file. \`wrk -t2 -c32 -d${seconds}s\` against each, $runs alternating runs; medians."
   echo
   rate_table "nginx" nginx_rps nginx_p99 "attach serve" attach_rps attach_p99
   echo
-  echo "attach serves the cached thumbnail at **${ratio}×** nginx's rate. Target $verdict_thumb. Each repeated request is answered from the server's response cache for hash-addressed thumbnail URLs (the \`thumbnailUrl\` the API hands out, \`?v=<hash>&size=200\`) without a catalog read; it still passes through routing, metrics and the security-header middleware. A first request reads the attachment row and asks the store's thumbnail pipeline (memory, then disk, then a render)."
+  echo "attach serves the cached thumbnail at **${ratio}×** nginx's rate. Target $verdict_thumb. Each repeated request is answered from the server's response cache for hash-addressed thumbnail URLs (the \`thumbnailUrl\` the API hands out, \`?v=<hash>&size=200\`) without a catalog read; it still passes through routing, metrics and the security-header middleware. A first request reads the attachment row and asks the store's thumbnail pipeline (memory, then disk, then a render). Where a cached answer's time goes (\`perf record\` of the server under the same load): the Swift runtime about 40 % (\`swift_retain\`/\`swift_release\` 15 %, generic metadata look-ups, task allocation), the kernel about 26 % (of which the scheduler switching threads about 10 %: each request moves from NIO's event loop to a task on Swift's cooperative pool and back), our middleware and routing together about 15 %. The per-request metrics handles are kept (\`MetricHandles\`) and the log line is built only when written, which gained about 4 % (alternating 8 s \`wrk\` runs, 37.9k → 39.5k requests/s); closing the rest would take answering hash-addressed thumbnails on the event loop before Hummingbird's router, with the host, token and session checks done there again — a second security path this change does not add."
   echo
   echo "### One attachment's record: \`GET /api/attachments/ID\` (target: ≥ 25,000 requests/s)"
   echo
