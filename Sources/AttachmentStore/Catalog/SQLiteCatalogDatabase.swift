@@ -1,6 +1,7 @@
 import CatalogSQL
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The default catalog database: one SQLite file in the store folder, through GRDB.
 ///
@@ -22,6 +23,7 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         configuration.label = "AttachmentStore.catalog"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            if !db.configuration.readonly { try Self.keepWriteAheadLog(db) }
         }
         // A new catalog is made private (0600) before SQLite opens it; SQLite gives its -wal and
         // -shm files the catalog's mode.
@@ -51,6 +53,18 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         }
     }
 
+    /// Keeps the `-wal` and `-shm` files when the last connection closes (SQLite's persistent
+    /// WAL, what GRDB advises for a database several processes share). Otherwise every process
+    /// that opens a store nobody has open finds no write-ahead log, and GRDB's pool then writes
+    /// one (creating and dropping a table) as it opens: two processes doing that at once (two
+    /// imports, a command beside a starting server) failed with "database is locked" or, on
+    /// their next statement, "no such table" (`CatalogConcurrencyTests`).
+    private static func keepWriteAheadLog(_ db: Database) throws {
+        var keep: CInt = 1
+        let code = withUnsafeMutablePointer(to: &keep) { sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, $0) }
+        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+    }
+
     /// Applies the migrations the catalog lacks; when it applied any, records this release as
     /// the one that last migrated it (``SchemaHistory``).
     private static func migrate(_ pool: DatabasePool) throws {
@@ -71,8 +85,35 @@ final class SQLiteCatalogDatabase: SQLDatabase {
     private static func refuseNewerSchema(at path: String) throws -> Bool {
         var configuration = Configuration()
         configuration.readonly = true
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        let (applied, release) = try queue.read { db -> ([String], String?) in
+        let (applied, release) = try whileRecovering { () throws -> ([String], String?) in
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try readHistory(queue)
+        }
+        let known = CatalogSchema.migrator.migrations
+        try SchemaHistory.refuseNewer(applied: applied, known: known, recordedRelease: release, location: path)
+        return Set(applied) == Set(known)
+    }
+
+    /// Runs `body` again while SQLite answers `SQLITE_BUSY` for up to about two seconds. A
+    /// read-only connection cannot rebuild the write-ahead log's index itself: when another
+    /// process is doing so, as the first to open a store nobody had open, SQLite says busy at
+    /// once, whatever the busy timeout (two commands starting together failed so, 1 run in 30).
+    private static func whileRecovering<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
+                usleep(20_000)
+            }
+        }
+    }
+
+    /// The migration ids a catalog records and the release that last migrated it.
+    private static func readHistory(_ queue: DatabaseQueue) throws -> ([String], String?) {
+        try queue.read { db -> ([String], String?) in
             guard try db.tableExists("grdb_migrations") else { return ([], nil) }
             let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
             let release = try db.tableExists("storeSetting")
@@ -80,10 +121,6 @@ final class SQLiteCatalogDatabase: SQLDatabase {
                 : nil
             return (applied, release)
         }
-        try queue.close()
-        let known = CatalogSchema.migrator.migrations
-        try SchemaHistory.refuseNewer(applied: applied, known: known, recordedRelease: release, location: path)
-        return Set(applied) == Set(known)
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
