@@ -93,8 +93,6 @@ let package = Package(
             dependencies: [
                 "Imaging", "CatalogSQL", "AsyncCoordination", "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // SQLite's C API, for what GRDB has no Swift call for (persistent WAL).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Several processes opening a store that nobody has open, at the same instant: the first to
-/// open rebuilds the write-ahead log's index while the others wait for it.
+/// Several processes opening a store that nobody has open, at the same instant: they open its
+/// catalog one after another, so none meets a write-ahead log another is just creating.
 @Suite("Processes opening one store at once", .timeLimit(.minutes(3)))
 struct CatalogConcurrencyTests {
     @Test("three `attach note add` started together on a store nobody has open all succeed, 30 times over")

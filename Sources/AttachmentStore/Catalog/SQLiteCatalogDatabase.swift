@@ -1,7 +1,6 @@
 import CatalogSQL
 import Foundation
 import GRDB
-import GRDBSQLite
 
 /// The default catalog database: one SQLite file in the store folder, through GRDB.
 ///
@@ -23,7 +22,6 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         configuration.label = "AttachmentStore.catalog"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            if !db.configuration.readonly { try Self.keepWriteAheadLog(db) }
         }
         // A new catalog is made private (0600) before SQLite opens it; SQLite gives its -wal and
         // -shm files the catalog's mode.
@@ -33,13 +31,16 @@ final class SQLiteCatalogDatabase: SQLDatabase {
             // An existing catalog is read first, read-only: one a newer release migrated is
             // refused before this code writes a byte of it (even WAL mode is a write). One that
             // already has every migration is not handed to the migrator at all (most opens).
-            let upToDate = fd < 0 ? try Self.refuseNewerSchema(at: path) : false
-            pool = try DatabasePool(path: path, configuration: configuration)
-            // GRDB's pool sets its writer to `synchronous = NORMAL` while it turns WAL on, after
-            // `prepareDatabase` ran: in WAL mode NORMAL does not flush a commit, so a power loss
-            // could take back an acknowledged one. The writer is set back to FULL here.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            if !upToDate { try Self.migrate(pool) }
+            pool = try Self.oneOpeningAtATime(in: path) { () throws -> DatabasePool in
+                let upToDate = fd < 0 ? try Self.refuseNewerSchema(at: path) : false
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                // GRDB's pool sets its writer to `synchronous = NORMAL` while it turns WAL on,
+                // after `prepareDatabase` ran: in WAL mode NORMAL does not flush a commit, so a
+                // power loss could take back an acknowledged one. The writer is set back to FULL.
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                if !upToDate { try Self.migrate(pool) }
+                return pool
+            }
         } catch let error as SQLDatabaseError where error.kind == .newerSchema {
             throw .catalogFromNewerRelease(error)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
@@ -53,16 +54,21 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         }
     }
 
-    /// Keeps the `-wal` and `-shm` files when the last connection closes (SQLite's persistent
-    /// WAL, what GRDB advises for a database several processes share). Otherwise every process
-    /// that opens a store nobody has open finds no write-ahead log, and GRDB's pool then writes
-    /// one (creating and dropping a table) as it opens: two processes doing that at once (two
-    /// imports, a command beside a starting server) failed with "database is locked" or, on
-    /// their next statement, "no such table" (`CatalogConcurrencyTests`).
-    private static func keepWriteAheadLog(_ db: Database) throws {
-        var keep: CInt = 1
-        let code = withUnsafeMutablePointer(to: &keep) { sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, $0) }
-        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+    /// Runs `body`, the opening of the catalog at `path`, while holding an exclusive `flock` on
+    /// the folder that holds it, so that processes open one store one after another. GRDB's pool,
+    /// opening a catalog whose write-ahead log is absent (nobody has it open), writes one by
+    /// creating and dropping a table; a process that had just read the schema without the log
+    /// then failed its next statement with "no such table" (three commands started together on
+    /// a store nobody had open: about one round in ten, `CatalogConcurrencyTests`). Opening
+    /// takes milliseconds; a process that finds the folder locked waits for them. Blocks.
+    private static func oneOpeningAtATime<T>(in path: String, _ body: () throws -> T) throws -> T {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return try body() }
+        defer { Glibc.close(fd) }
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        return try body()
     }
 
     /// Applies the migrations the catalog lacks; when it applied any, records this release as
