@@ -102,9 +102,10 @@ final class SQLiteCatalogDatabase: SQLDatabase {
     }
 
     /// Runs `body` again while SQLite answers `SQLITE_BUSY` for up to about two seconds. A
-    /// read-only connection cannot rebuild the write-ahead log's index itself: when another
-    /// process is doing so, as the first to open a store nobody had open, SQLite says busy at
-    /// once, whatever the busy timeout (two commands starting together failed so, 1 run in 30).
+    /// read-only connection cannot rebuild the write-ahead log's index itself: while another
+    /// process does (the first to open a store whose log a crash left behind), SQLite says busy
+    /// at once, whatever the busy timeout. Commands starting together failed so, 1 run in 30,
+    /// before openings took turns (``oneOpeningAtATime(in:_:)``).
     private static func whileRecovering<T>(_ body: () throws -> T) throws -> T {
         var attempt = 0
         while true {
