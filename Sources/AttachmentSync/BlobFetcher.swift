@@ -226,6 +226,9 @@ public final class BlobFetcher: RemoteBlobSource {
             try await writing?.value
             return offset
         } catch {
+            // The step being written is let finish before the partial can close; should it fail
+            // too, the first error is the one reported, and the partial's hash still matches
+            // its bytes (a failed write is neither counted nor hashed) for the next attempt.
             _ = try? await writing?.value
             throw error
         }

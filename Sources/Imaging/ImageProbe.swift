@@ -13,12 +13,6 @@ public enum ImageProbe {
         "VipsForeignLoadTiffFile", "VipsForeignLoadNsgifFile", "VipsForeignLoadGifFile",
     ]
 
-    /// Reads the header of the image file at `path`: format, size, orientation, alpha, frames.
-    ///
-    /// Only the header is read; no pixel is decoded, so a 900-megapixel "bomb" costs the same
-    /// as a thumbnail-sized file.
-    /// - Throws: ``ImagingError/unsupportedFormat(path:)`` when no trusted loader accepts the
-    ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
     /// Loads and starts libvips now if it is not yet, so that the first header read or render
     /// does not wait for it (loading it and the libraries it brings takes some 30 ms). Blocks:
     /// call it off the cooperative pool. Every caller after the first waits for that one start.
@@ -29,6 +23,12 @@ public enum ImageProbe {
         try VipsRuntime.start()
     }
 
+    /// Reads the header of the image file at `path`: format, size, orientation, alpha, frames.
+    ///
+    /// Only the header is read; no pixel is decoded, so a 900-megapixel "bomb" costs the same
+    /// as a thumbnail-sized file.
+    /// - Throws: ``ImagingError/unsupportedFormat(path:)`` when no trusted loader accepts the
+    ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
     public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
         try VipsRuntime.start()
         guard let loader = cvips_find_loader(path), allowedLoaders.contains(String(cString: loader)) else {

@@ -199,7 +199,12 @@ struct BlobStore: Sendable {
                 staged.startWriteback()
                 if installsFiles {
                     let destination = self.path(for: staged.hash)
-                    try? POSIXFile.makeDirectories(String(destination[..<destination.lastIndex(of: "/")!]), syncing: false)
+                    do throws(SystemError) {
+                        try POSIXFile.makeDirectories(String(destination[..<destination.lastIndex(of: "/")!]), syncing: false)
+                    } catch {
+                        staged.release()
+                        throw AttachmentStore.Error.writeFailed(path: root, cause: .system(error))
+                    }
                 }
             }
             return staged

@@ -1,4 +1,3 @@
-import Crypto
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -12,13 +11,11 @@ import Glibc
 final class BlobWriter: Sendable {
     private struct State {
         var fd: Int32
-        var hasher = SHA256()
-        var byteCount: Int64 = 0
-        var head: [UInt8] = []
+        var digest = BlobDigest()
     }
 
     /// How many leading bytes are kept for media-type sniffing.
-    static let headLength = 4096
+    static let headLength = BlobDigest.headLength
 
     /// Where the bytes are being written.
     let temporaryPath: String
@@ -54,11 +51,7 @@ final class BlobWriter: Sendable {
             } catch {
                 throw .writeFailed(path: storePath, cause: .system(error))
             }
-            current.hasher.update(bufferPointer: bytes)
-            current.byteCount += Int64(bytes.count)
-            if current.head.count < Self.headLength {
-                current.head.append(contentsOf: bytes.prefix(Self.headLength - current.head.count))
-            }
+            current.digest.take(bytes)
             state = current
         }
     }
@@ -78,8 +71,8 @@ final class BlobWriter: Sendable {
             state = nil
             return StagedBlob(
                 temporaryPath: path, descriptor: current.fd, storePath: storePath,
-                hash: BlobHash(digest: current.hasher.finalize()),
-                byteCount: current.byteCount, head: current.head
+                hash: current.digest.hash,
+                byteCount: current.digest.byteCount, head: current.digest.head
             )
         }
     }

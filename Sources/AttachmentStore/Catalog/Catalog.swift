@@ -41,11 +41,8 @@ final class Catalog: Sendable {
             throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore)")
         }
         let wanted = location == nil ? requested : .objectStore
-        // One write transaction, also when everything is recorded already. Reading first and
-        // writing only when something is missing was tried: with two processes opening a
-        // freshly closed store at once, the writer's first statement afterwards (a new note)
-        // failed with SQLITE_SCHEMA, "no such table: note" (CrashConsistencyTests' two
-        // importers, three runs in four). Not understood yet; the write comes first again.
+        // One write transaction, also when everything is recorded already: a read first was
+        // tried, and met the race `SQLiteCatalogDatabase.oneOpeningAtATime` now prevents.
         let (recorded, recordedLocation, peer, latest) = try await mapped {
             try await database.write { db in
                 // A store that already holds blobs predates the setting: its bytes are files.

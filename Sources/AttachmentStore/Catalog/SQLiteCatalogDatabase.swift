@@ -93,8 +93,9 @@ final class SQLiteCatalogDatabase: SQLDatabase {
         configuration.readonly = true
         let (applied, release) = try whileRecovering { () throws -> ([String], String?) in
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? queue.close() }
-            return try readHistory(queue)
+            let history = try readHistory(queue)
+            try queue.close()
+            return history
         }
         let known = CatalogSchema.migrator.migrations
         try SchemaHistory.refuseNewer(applied: applied, known: known, recordedRelease: release, location: path)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,21 +29,24 @@ enum BlobFileScan {
 
     /// The SHA-256 and size of the file at `path`, read in chunks.
     static func hash(fileAt path: String) throws -> (BlobHash, Int64) {
+        let digest = try digest(fileAt: path)
+        return (digest.hash, digest.byteCount)
+    }
+
+    /// Everything ``BlobDigest`` learns of the bytes of the file at `path`, read in chunks.
+    static func digest(fileAt path: String) throws(SystemError) -> BlobDigest {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open") }
         defer { close(fd) }
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        var hasher = SHA256()
-        var total: Int64 = 0
+        var digest = BlobDigest()
         while true {
             let count = try POSIXFile.read(fd, into: buffer)
-            if count == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            total += Int64(count)
+            if count == 0 { return digest }
+            digest.take(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
-        return (BlobHash(digest: hasher.finalize()), total)
     }
 
     /// A `stat` modification time as a date.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -26,20 +25,12 @@ public final class BlobDownload: Sendable {
     /// The open partial file and what has been learnt of the bytes written to it.
     private struct Partial {
         var fd: Int32
-        var hasher = SHA256()
-        var head: [UInt8] = []
+        /// The bytes the file holds: a resumed partial's, then every one appended.
+        var digest = BlobDigest()
         /// Where the bytes not yet sent towards the disk begin (see `startWriteback`).
         var writebackFrom: Int64 = 0
         /// Whether the first bytes were looked at to decide on warming libvips up.
         var sniffed = false
-
-        /// Takes `bytes` into the hash and the head (they are, or already were, written).
-        mutating func take(_ bytes: UnsafeRawBufferPointer) {
-            hasher.update(bufferPointer: bytes)
-            if head.count < BlobWriter.headLength {
-                head.append(contentsOf: bytes.prefix(BlobWriter.headLength - head.count))
-            }
-        }
     }
 
     private let store: AttachmentStore
@@ -55,14 +46,16 @@ public final class BlobDownload: Sendable {
         self.expectedSize = expectedSize
         self.path = store.layout.temporaryPath + "/" + Self.partialName(of: hash)
         let fd = try Self.openPartial(path, in: store.layout.temporaryPath, name: Self.partialName(of: hash))
+        // The bytes a cut transfer left are hashed once, now (the partial is open for appending
+        // only, so they are read through a descriptor of their own).
         var resumed = Partial(fd: fd)
-        var offset: Int64
-        do {
-            offset = try Self.hashExisting(path, into: &resumed)
+        do throws(SystemError) {
+            resumed.digest = try BlobFileScan.digest(fileAt: path)
         } catch {
             Glibc.close(fd)
             throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
         }
+        var offset = resumed.digest.byteCount
         if offset > expectedSize {
             // More bytes than the blob has: the partial is wrong; start again.
             ftruncate(fd, 0)
@@ -125,26 +118,6 @@ public final class BlobDownload: Sendable {
         throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("another download of this blob is in progress"))
     }
 
-    /// Hashes the bytes a cut transfer left in the partial file (opened for appending only, so
-    /// read through a descriptor of its own); returns how many there are.
-    private static func hashExisting(_ path: String, into partial: inout Partial) throws(SystemError) -> Int64 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("open") }
-        defer { Glibc.close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SystemError("fstat") }
-        guard info.st_size > 0 else { return 0 }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        var total: Int64 = 0
-        while true {
-            let count = try POSIXFile.read(fd, into: buffer)
-            if count == 0 { return total }
-            partial.take(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            total += Int64(count)
-        }
-    }
-
     /// Leading bytes enough to tell an image's type (HEIF's brand sits at bytes 8–11).
     static let sniffLength = 32
 
@@ -188,15 +161,15 @@ public final class BlobDownload: Sendable {
                             } catch {
                                 throw AttachmentStore.Error.writeFailed(path: path, cause: .system(error))
                             }
-                            open.take(bytes)
+                            open.digest.take(bytes)
                         }
                     }
                     received.withLock { $0 = total }
                 }
                 // An image's header is read once it has arrived: libvips loads meanwhile.
-                if !open.sniffed && open.head.count >= min(Self.sniffLength, Int(expected)) {
+                if !open.sniffed && open.digest.head.count >= min(Self.sniffLength, Int(expected)) {
                     open.sniffed = true
-                    if MediaTypeSniffer.isReadableRaster(MediaTypeSniffer.mediaType(of: open.head)) { imaging.start() }
+                    if MediaTypeSniffer.isReadableRaster(MediaTypeSniffer.mediaType(of: open.digest.head)) { imaging.start() }
                 }
                 // The disk starts on what arrived while the rest is still coming, so the fsync
                 // that ends the download has little left to write.
@@ -226,7 +199,7 @@ public final class BlobDownload: Sendable {
                 defer { current = nil }
                 return current
             }) else { throw AttachmentStore.Error.writeFailed(path: path, cause: .condition("download closed")) }
-            let actual = BlobHash(digest: taken.hasher.finalize())
+            let actual = taken.digest.hash
             var info = stat()
             // The file holds what was hashed, unless something else wrote to it meanwhile.
             guard actual == hash, size == expected, fstat(taken.fd, &info) == 0, Int64(info.st_size) == size else {
@@ -234,7 +207,7 @@ public final class BlobDownload: Sendable {
                 Glibc.close(taken.fd)
                 throw AttachmentStore.Error.hashMismatch(expected: hash, actual: actual)
             }
-            return StagedBlob(temporaryPath: path, descriptor: taken.fd, storePath: store.layout.root, hash: hash, byteCount: size, head: taken.head)
+            return StagedBlob(temporaryPath: path, descriptor: taken.fd, storePath: store.layout.root, hash: hash, byteCount: size, head: taken.digest.head)
         }
         await imaging.settle()
         try await store.installDownloaded(staged)
