@@ -23,15 +23,16 @@ struct CrashConsistencyTests {
             let files = Array(photos[offset...] + photos[..<offset])
             let child = try Attach.start(["import", "--json", "--new-note", "round \(round)"] + files, store: store)
             // Each round is killed after a random number of acknowledgements (none, in some
-            // rounds), a random instant later, while at least half the files are still to come —
-            // so kills land midway however fast or slow the machine is, even when a loaded
-            // machine wakes this loop late.
-            let acknowledgementsBeforeKill = round.isMultiple(of: 4) ? 0 : Int.random(in: 1...(files.count / 2), using: &generator)
+            // rounds), a random instant later. The import acknowledges a batch of 16 at once, so
+            // waiting for 1...16 lines waits for the first batch and leaves the other two to
+            // come. Later rounds find every blob already stored and only hash, so a kill timed
+            // after the second batch would often find the import done.
+            let acknowledgementsBeforeKill = round.isMultiple(of: 4) ? 0 : Int.random(in: 1...16, using: &generator)
             let deadline = ContinuousClock.now + .seconds(60)
             while Attach.importedLines(child.stdoutSoFar).count < acknowledgementsBeforeKill, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(2))
             }
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...20_000, using: &generator)))
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...10_000, using: &generator)))
             child.kill()
             let outcome = await child.wait()
             if outcome.signal == SIGKILL { killedMidway += 1 }
