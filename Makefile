@@ -122,8 +122,8 @@ browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
 
 ## bench: ingest, thumbnails, storage strategies, the server, peer fetches, pages of notes at 1k/10k/100k and the CLI's start against cp + sync,
-## vipsthumbnail and nginx, originals saved to S3 against boto3 (local S3 started), then the
-## micro-benchmarks (package-benchmark); writes BENCHMARKS.md
+## vipsthumbnail and nginx, originals saved to S3 against boto3 and uploads from 8 clients to 2 servers on
+## PostgreSQL + S3 (local S3 started), then the micro-benchmarks (package-benchmark); writes BENCHMARKS.md
 bench: deps corpus
 	$(SWIFT) build -c release
 	scripts/bench-ingest.sh
@@ -133,7 +133,7 @@ bench: deps corpus
 	scripts/bench-sync.sh
 	scripts/bench-notes.sh
 	scripts/bench-start.sh
-	$(WITH_SERVICES) scripts/bench-s3.sh
+	$(WITH_SERVICES) sh -c 'scripts/bench-s3.sh && scripts/bench-writers.sh'
 	SWIFT=$(SWIFT) scripts/bench-micro.sh
 
 ## bench-smoke: one short pass of every benchmark, into test-output/ (CI runs it; not a measurement).
@@ -150,7 +150,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-notes.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-start.sh > /dev/null
-	$(SMOKE_ENV) $(WITH_SERVICES) scripts/bench-s3.sh > /dev/null
+	$(SMOKE_ENV) $(WITH_SERVICES) sh -c 'scripts/bench-s3.sh > /dev/null && scripts/bench-writers.sh > /dev/null'
 	$(SMOKE_ENV) SWIFT=$(SWIFT) scripts/bench-micro.sh > /dev/null
 
 ## bench-server: only the server benchmarks (installs wrk, nginx and curl when missing)

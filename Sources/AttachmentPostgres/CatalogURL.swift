@@ -91,9 +91,16 @@ struct CatalogURL: Sendable, Equatable {
     /// The key of the transaction-level advisory lock that serialises this catalog's writers:
     /// FNV-1a (64 bits) of `attachmentstore.catalog.<schema>`, the same in every process.
     /// Advisory locks are per database, so catalogs in different databases never share one.
-    var writeLockKey: Int64 {
+    var writeLockKey: Int64 { Self.fnv1a("attachmentstore.catalog.\(schema)") }
+
+    /// The key of the transaction-level advisory lock of one key of ``PostgresCatalogDatabase``'s
+    /// `write(locking:_:)`: FNV-1a (64 bits) of `attachmentstore.catalog.<schema>.<key>`. Two
+    /// keys whose hashes collide only wait for each other more than they need to.
+    func lockKey(for key: String) -> Int64 { Self.fnv1a("attachmentstore.catalog.\(schema).\(key)") }
+
+    private static func fnv1a(_ text: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "attachmentstore.catalog.\(schema)".utf8 {
+        for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }

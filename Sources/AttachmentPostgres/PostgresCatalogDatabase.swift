@@ -18,6 +18,14 @@ import PostgresNIO
 ///   `BEGIN`, then `pg_advisory_xact_lock` on a key derived from the schema name (see
 ///   ``writeLockKey``), the body, `COMMIT` (`ROLLBACK` when the body throws). Within one process
 ///   writers also queue in memory first, so waiting writers do not hold threads or connections.
+/// - **Keyed writes** (``write(locking:_:)``) take that lock shared and an exclusive advisory
+///   lock per key (see `lockKey(for:)`, taken in one order, so two keyed writers never wait for
+///   each other in a cycle): writers of different keys run side by side, in every process,
+///   and none overlaps a ``write(_:)``, which waits for them all and holds up new ones while it
+///   waits.
+/// - **The change feed** stays in commit order: its triggers are deferred to `COMMIT` and take
+///   the feed's advisory lock (migration `v9`), so a row's `seq` is drawn while no other
+///   transaction can commit, and a reader that sees `seq` N has every smaller one.
 /// - **Reads** (``read(_:)``) run in `REPEATABLE READ READ ONLY` transactions: one snapshot.
 /// - **Bodies** run synchronously on a dedicated `NIOThreadPool` (one thread per connection),
 ///   never on Swift's cooperative pool or an event loop; their statements wait for PostgreSQL
@@ -60,6 +68,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     /// the catalog's `schemaMigration(id)` table.
     public static var migrationIDs: [String] { PostgresCatalogSchema.migrations.map(\.id) }
 
+    private let url: CatalogURL
     private let connections: CatalogConnections
     private let threadPool: NIOThreadPool
     /// One writer of this process at a time, in order, before the advisory lock: a waiting
@@ -70,6 +79,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     private init(url: CatalogURL, connections: Int, logger: Logger) throws {
         self.schema = url.schema
         self.writeLockKey = url.writeLockKey
+        self.url = url
         self.logger = logger
         self.connections = try CatalogConnections(url: url, capacity: connections, logger: logger)
         self.threadPool = NIOThreadPool(numberOfThreads: connections)
@@ -146,6 +156,20 @@ public final class PostgresCatalogDatabase: SQLDatabase {
         return try await writeGate.withSlot {
             try await self.run(begin: "BEGIN", then: { try $0.control("SELECT pg_advisory_xact_lock($1)", [.integer(key)]) }, body)
         }
+    }
+
+    /// Runs `body` in a transaction that overlaps no ``write(_:)`` and no writer of any of
+    /// `keys`, in any process: `BEGIN`, `pg_advisory_xact_lock_shared(writeLockKey)`, then
+    /// `pg_advisory_xact_lock` of each key's lock in ascending order, body, `COMMIT`. It skips the
+    /// in-process queue of ``write(_:)``, so while it waits for a key it holds a connection.
+    /// - Throws: what `body` throws, or ``SQLDatabaseError``.
+    public func write<T: Sendable>(locking keys: Set<String>, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        let locks = Set(keys.map(url.lockKey(for:))).sorted()
+        let statement = "SELECT pg_advisory_xact_lock_shared($1)"
+            + locks.indices.map { ", pg_advisory_xact_lock($\($0 + 2))" }.joined()
+        let arguments = [SQLValue.integer(writeLockKey)] + locks.map(SQLValue.integer)
+        // The target list is evaluated left to right: the shared lock first, then the keys in order.
+        return try await run(begin: "BEGIN", then: { try $0.control(statement, arguments) }, body)
     }
 
     /// Runs `body` on one snapshot: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, body,

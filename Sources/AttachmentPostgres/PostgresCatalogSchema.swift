@@ -76,7 +76,8 @@ enum PostgresCatalogSchema {
             // The feed keeps one row per record: its latest change. Triggers fill it, so every
             // write path (local or applied from a peer) is in the feed. Writers are serialised by
             // the catalog's advisory lock, so `seq` values commit in increasing order and a
-            // reader's cursor never skips a row committed later with a smaller seq.
+            // reader's cursor never skips a row committed later with a smaller seq. (Since v9,
+            // with writers side by side, the triggers draw seq at COMMIT under a lock of their own.)
             """
             CREATE TABLE change (
                 seq BIGSERIAL PRIMARY KEY,

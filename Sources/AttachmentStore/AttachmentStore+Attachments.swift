@@ -49,7 +49,7 @@ extension AttachmentStore {
     func insertAttachment(
         _ blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID = .make()
     ) async throws -> Attachment {
-        try await committing(blob) { db in
+        try await committing(blob, into: note) { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             try self.commit(blob, in: db)
             return try self.insertRecord(for: blob, note: note, filename: filename, metadata: metadata, id: id,

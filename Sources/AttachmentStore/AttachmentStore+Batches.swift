@@ -76,7 +76,8 @@ extension AttachmentStore {
         // installs them all (one more flush for the renames) and adds their attachments.
         let files = self.blobs
         try await BlockingPool.run { try files.makeDurable(batch.map(\.blob.staged)) }
-        let attachments = try await catalog.write { db in
+        let locks = [CatalogLock.note(note)] + batch.map { .blob($0.blob.staged.hash) }
+        let attachments = try await catalog.write(locking: locks) { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             _ = try self.backend.install(batch: batch.map(\.blob.staged), in: db)
             let first = try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db)

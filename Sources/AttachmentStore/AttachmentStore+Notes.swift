@@ -12,14 +12,14 @@ extension AttachmentStore {
         let note = Note(id: .make(), title: title, body: body, createdAt: now, updatedAt: now)
         var record = NoteRecord(note)
         record.clock = clock.tick().rawValue
-        try await catalog.write { [record] db in try record.insert(db) }
+        try await catalog.write(locking: [.note(note.id)]) { [record] db in try record.insert(db) }
         return note
     }
 
     /// Changes a note's title and/or body; `nil` leaves a field as it is.
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func updateNote(_ id: NoteID, title: String? = nil, body: String? = nil) async throws -> Note {
-        try await catalog.write { db in
+        try await catalog.write(locking: [.note(id)]) { db in
             guard var record = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             if let title { record.title = title }
             if let body { record.body = body }

@@ -5,6 +5,8 @@
 /// Implementations give:
 /// - ``write(_:)``: one transaction at a time across every process and server sharing the
 ///   catalog (SQLite's immediate transactions; a PostgreSQL advisory lock), committed durably;
+/// - ``write(locking:_:)``: a transaction that only waits for writers of the same keys (and for
+///   every ``write(_:)``), where the database can run writers side by side (PostgreSQL);
 /// - ``read(_:)``: a consistent snapshot;
 /// - bodies run synchronously on a thread outside Swift's cooperative pool.
 public protocol SQLDatabase: Sendable {
@@ -15,6 +17,15 @@ public protocol SQLDatabase: Sendable {
     /// returns, rolls back when it throws.
     /// - Throws: what `body` throws, or ``SQLDatabaseError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T
+
+    /// Runs `body` in a write transaction that overlaps no ``write(_:)`` and no other
+    /// `write(locking:)` sharing one of `keys`; writers of different keys may run side by side.
+    /// `body` must only change rows that belong to its keys (for example, a note's own row and
+    /// its attachments under the note's key): what keys mean is the caller's contract. Commits
+    /// durably, rolls back when `body` throws. A database that runs one writer at a time
+    /// (SQLite) treats it as ``write(_:)``, which is the default.
+    /// - Throws: what `body` throws, or ``SQLDatabaseError``.
+    func write<T: Sendable>(locking keys: Set<String>, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T
 
     /// Runs `body` on a consistent, read-only snapshot.
     /// - Throws: what `body` throws, or ``SQLDatabaseError``.
@@ -44,6 +55,13 @@ public protocol SQLTransaction {
     /// Runs a query; returns every row.
     /// - Throws: ``SQLDatabaseError``.
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow]
+}
+
+extension SQLDatabase {
+    /// One writer at a time: the same as ``write(_:)``, for databases that serialise every writer.
+    public func write<T: Sendable>(locking keys: Set<String>, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        try await write(body)
+    }
 }
 
 extension SQLTransaction {

@@ -74,5 +74,49 @@ public enum SharedCatalogMigrations {
                 "CREATE INDEX tombstone_on_clock ON tombstone(clock)",
             ]
         },
+        Migration(id: "v9: the change feed drawn at commit, for writers side by side") { dialect in
+            switch dialect {
+            case .sqlite:
+                // SQLite runs one writer at a time, so its feed already commits in `seq` order.
+                []
+            case .postgres:
+                // Writers of different notes and blobs now run side by side, so a `seq` drawn
+                // mid-transaction could commit after a larger one a reader has already passed.
+                // The feed's triggers move to `COMMIT` (deferred constraint triggers) and take
+                // the feed's advisory lock first, which is held until the commit is visible:
+                // `seq` values are drawn and committed one transaction at a time, in order.
+                ["note", "attachment", "tombstone"].flatMap { table in
+                    ["DROP TRIGGER \(table)_insert_feeds_change ON \(table)",
+                     "DROP TRIGGER \(table)_update_feeds_change ON \(table)",
+                     postgresFeedFunction(table: table)]
+                    + ["INSERT", "UPDATE"].map { event in
+                        """
+                        CREATE CONSTRAINT TRIGGER \(table)_\(event.lowercased())_feeds_change AFTER \(event) ON \(table)
+                            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(table)_feeds_change()
+                        """
+                    }
+                }
+            }
+        },
     ]
+
+    /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema
+    /// (the feed functions run with the catalog's `search_path`).
+    static let postgresFeedLockKey = "hashtextextended('attachmentstore.feed.' || current_schema(), 0)"
+
+    /// `v9`'s feed function of `table`: under the feed lock, the record's one change row is
+    /// replaced by a new one with the next `seq`.
+    private static func postgresFeedFunction(table: String) -> String {
+        let entity = table == "tombstone" ? "NEW.entity" : "'\(table)'"
+        return """
+            CREATE OR REPLACE FUNCTION \(table)_feeds_change() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $feed$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(postgresFeedLockKey));
+                DELETE FROM change WHERE entity = \(entity) AND id = NEW.id;
+                INSERT INTO change (entity, id) VALUES (\(entity), NEW.id);
+                RETURN NULL;
+            END
+            $feed$
+            """
+    }
 }

@@ -45,6 +45,25 @@ public struct StoreFixture: Sendable {
         return try await AttachmentStore.open(at: storeURL, configuration: configuration)
     }
 
+    /// Opens the same store again as another server would, runs `body` with it, and closes what
+    /// it opened: with a PostgreSQL catalog, the handle gets a pool of its own of `connections`
+    /// connections (the fixture's own has one), so that its writers run side by side; otherwise
+    /// it is ``reopen(_:)``.
+    public func asAnotherServer<T>(connections: Int = 4, _ body: (AttachmentStore) async throws -> T) async throws -> T {
+        guard let catalog = configuration.catalogDatabase as? PostgresCatalogDatabase,
+              let url = ProcessInfo.processInfo.environment["ATTACH_TEST_POSTGRES"] else { return try await body(reopen()) }
+        let own = try await PostgresCatalogDatabase.connect(url: url + "?schema=" + catalog.schema, logger: Logger(label: "test-catalog"),
+                                                            connections: connections)
+        do {
+            let result = try await body(reopen { $0.catalogDatabase = own })
+            await own.close()
+            return result
+        } catch {
+            await own.close()
+            throw error
+        }
+    }
+
     /// Where the store keeps each original, and its temporary files: paths relative to the
     /// store folder, except the catalog's own files and derived caches, plus `object:<hash>` for
     /// each object when the originals live in an object store.

@@ -49,7 +49,7 @@ struct LoginRoutes {
             context.logger.notice("login refused: wrong token", metadata: ["client.address": "\(context.client.address ?? "unknown")"])
             return WebUIRoutes.html(LoginPage(next: next, failed: true, assets: dependencies.assets).html, status: .unauthorized)
         }
-        context.sessions.setSession(LoginSession(scope: .full), expiresIn: dependencies.sessions.lifetime)
+        context.sessions.createSession(LoginSession(scope: .full), expiresIn: dependencies.sessions.lifetime)
         return Self.redirect(to: next)
     }
 

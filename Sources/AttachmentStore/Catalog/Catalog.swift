@@ -5,7 +5,8 @@ import Foundation
 /// the store folder by default, or PostgreSQL shared by several servers). The bytes live elsewhere.
 ///
 /// Every catalog operation of the store is SQL both databases understand, run in ``write(_:)``
-/// (one writer at a time, durable) or ``read(_:)`` (a consistent snapshot).
+/// (one writer at a time, durable), ``write(locking:_:)`` (beside writers of other notes and
+/// blobs, on PostgreSQL) or ``read(_:)`` (a consistent snapshot).
 final class Catalog: Sendable {
     /// The database.
     let database: any SQLDatabase
@@ -68,6 +69,13 @@ final class Catalog: Sendable {
     /// errors to store errors.
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         try await Self.mapped { try await database.write(body) }
+    }
+
+    /// Runs `body` in a write transaction that only waits for ``write(_:)`` and for writers of
+    /// the same `locks`; `body` changes only what its locks cover (see ``CatalogLock``).
+    func write<T: Sendable>(locking locks: [CatalogLock], _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        let keys = Set(locks.map(\.key))
+        return try await Self.mapped { try await database.write(locking: keys, body) }
     }
 
     /// Runs `body` on a consistent snapshot, mapping database errors to store errors.

@@ -58,18 +58,27 @@ extension AttachmentStore {
     }
 
     /// Runs `body` in a catalog write transaction, then drops the staged copy whatever happened.
-    /// `body` calls ``commit(_:in:)`` to install and reference the blob.
+    /// `body` calls ``commit(_:in:)`` to install and reference the blob. With `note`, the
+    /// transaction is keyed (``Catalog/write(locking:_:)``) by that note and the blob, and
+    /// `body` may change only them; without, it is a plain write.
     /// Where the backend uploads first (an object store), that happens under a claim that keeps
     /// any `gc` from deleting the object until this transaction references it; if the
     /// transaction fails, the backend undoes the upload.
-    func committing<T: Sendable>(_ blob: IngestedBlob, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+    func committing<T: Sendable>(
+        _ blob: IngestedBlob, into note: NoteID? = nil, _ body: @escaping @Sendable (any SQLTransaction) throws -> T
+    ) async throws -> T {
         let result: Result<T, Swift.Error>
         var claim: BlobUploadClaim?
         let backend = self.backend
+        let catalog = self.catalog
+        let locks = note.map { [CatalogLock.note($0), .blob(blob.staged.hash)] }
+        func write<V: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> V) async throws -> V {
+            if let locks { try await catalog.write(locking: locks, body) } else { try await catalog.write(body) }
+        }
         do {
             // Content the object store already holds needs no upload and no claim: referencing
             // it in the same transaction that finds its row present keeps any gc away from it.
-            if backend.uploadsBeforeCommit, let done = try await catalog.write({ db -> T? in
+            if backend.uploadsBeforeCommit, let done = try await write({ db -> T? in
                 guard try BlobRecord.isPresent(blob.staged.hash.rawValue, in: db) else { return nil }
                 return try body(db)
             }) {
@@ -77,7 +86,7 @@ extension AttachmentStore {
                 return done
             }
             claim = try await backend.claimAndUpload(blob.staged)
-            result = .success(try await catalog.write { [claim] db in
+            result = .success(try await write { [claim] db in
                 let value = try body(db)
                 if let claim { try BlobLease.release(blob.staged.hash, holder: claim.holder, in: db) }
                 return value

@@ -34,7 +34,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
         let expiry = Date().addingTimeInterval(Self.seconds(context.uploadLease))
         var present = false
         claiming: while true {
-            switch try await catalog.write({ db in try BlobLease.claimUpload(hash, holder: holder, until: expiry, in: db) }) {
+            switch try await catalog.write(locking: [.blob(hash)], { db in try BlobLease.claimUpload(hash, holder: holder, until: expiry, in: db) }) {
             case .claimed(let isPresent):
                 present = isPresent
                 break claiming
@@ -183,7 +183,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
     /// Ends a claim; a failure is logged, not thrown: an unreleased claim expires on its own.
     private func releaseLease(on hash: BlobHash, holder: String) async {
         do {
-            try await catalog.write { db in try BlobLease.release(hash, holder: holder, in: db) }
+            try await catalog.write(locking: [.blob(hash)]) { db in try BlobLease.release(hash, holder: holder, in: db) }
         } catch {
             context.logger.warning("a blob claim could not be released; it expires on its own",
                                    metadata: ["blob": "\(hash)", "error": "\(error)"])
