@@ -224,7 +224,7 @@ section=$(
   echo
   rate_table "nginx, static file (ceiling)" nginx_rps nginx_p99 "attach serve, \`GET /api/attachments/ID\`" record_rps record_p99
   echo
-  echo "Target $verdict_record ($m_record requests/s). Where the time goes: each request hands the catalog read to GRDB's reader queue and back (two thread wake-ups; see the micro-benchmarks' catalog read, about 125 µs median of which a few are SQLite), on two cores that also run wrk's two threads. Closing it would take serving the record without leaving the event loop — a cache of attachment records kept exact across processes — or more cores."
+  echo "Target $verdict_record ($m_record requests/s). Where the time goes: each request hands the catalog read to one of the store's catalog-read threads (one per core) and back, two thread wake-ups, on two cores that also run wrk's two threads, NIO's event loops and Swift's cooperative pool (the micro-benchmarks' catalog read is about 30 µs at the median, of which a few are SQLite). GRDB's own async read, used before, hopped through more queues (15.1k requests/s in alternating 6 s runs against 22.5k); a single read thread reached 25.2k but would hold every read up behind a long one. Closing the rest would take serving the record without leaving the event loop — a cache of attachment records kept exact across processes — or more cores."
   echo '<!-- server:end -->'
 )
 

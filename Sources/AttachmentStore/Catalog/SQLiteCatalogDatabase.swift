@@ -7,7 +7,7 @@ import GRDB
 /// WAL mode with `synchronous = FULL`, so a committed transaction survives a crash or power
 /// loss; immediate write transactions and a busy timeout, so several processes can write one
 /// store. `DatabasePool` serialises writes on its own queue and runs reads concurrently, off
-/// Swift's cooperative pool. Migrations are ``CatalogSchema``'s.
+/// Swift's cooperative pool (reads on the store's catalog-read threads). Migrations are ``CatalogSchema``'s.
 final class SQLiteCatalogDatabase: SQLDatabase {
     /// The underlying database.
     let pool: DatabasePool
@@ -141,7 +141,10 @@ final class SQLiteCatalogDatabase: SQLDatabase {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         do {
-            return try await pool.read { db in try body(GRDBTransaction(db: db)) }
+            // GRDB's synchronous read, on a thread of our own: its reader queue runs the body
+            // right there, one hop in all (see `BlockingPool.runCatalogRead`).
+            let pool = self.pool
+            return try await BlockingPool.runCatalogRead { try pool.read { db in try body(GRDBTransaction(db: db)) } }
         } catch let error as DatabaseError {
             throw Self.classified(error)
         }
