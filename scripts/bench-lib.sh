@@ -54,6 +54,16 @@ bench_inputs() {
   seed_bytes=$(stat -c %s "$seed")
 }
 
+# bench_require_s3: stops unless the S3 store's variables are set (scripts/with-services.sh sets
+# them); defaults S3_REGION and exports the credentials for attach.
+bench_require_s3() {
+  local v
+  for v in S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET; do
+    [ -n "${!v:-}" ] || die "$v is not set: run under scripts/with-services.sh (\`make bench\` does), or load the S3 store's env lines first"
+  done
+  export S3_ACCESS_KEY S3_SECRET_KEY S3_REGION=${S3_REGION:-us-east-1}
+}
+
 # --- the output's markers --------------------------------------------------------------------
 count_markers() { # count_markers NAME FILE: prints "BEGINS ENDS"
   printf '%s %s\n' "$(grep -c "^<!-- $1:begin -->\$" "$2" || true)" "$(grep -c "^<!-- $1:end -->\$" "$2" || true)"

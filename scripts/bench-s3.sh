@@ -28,10 +28,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 
 # --- inputs ----------------------------------------------------------------------------------
 bench_inputs
-for v in S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET; do
-  [ -n "${!v:-}" ] || die "$v is not set: run under scripts/with-services.sh (\`make bench\` does), or load the S3 store's env lines first"
-done
-export S3_REGION=${S3_REGION:-us-east-1}
+bench_require_s3
 
 # boto3, in its own venv (like Tests/e2e/fuzz_api.sh does for schemathesis).
 venv=$repo/.cache/s3-bench-venv

@@ -22,10 +22,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/scripts/bench-lib.sh"
 
 bench_inputs
-for v in S3_ENDPOINT S3_ACCESS_KEY S3_SECRET_KEY S3_BUCKET; do
-  [ -n "${!v:-}" ] || die "$v is not set: run under scripts/with-services.sh (\`make bench\` does)"
-done
-export S3_ACCESS_KEY S3_SECRET_KEY S3_REGION=${S3_REGION:-us-east-1}
+bench_require_s3
 base_bin=${BENCH_BASE_BIN:-}
 [ -z "$base_bin" ] || [ -x "$base_bin" ] || die "BENCH_BASE_BIN $base_bin is not an executable"
 photo=$corpus/special/baseline.jpg

@@ -10,24 +10,41 @@ import Testing
 extension PostgresCatalogTests {
     @Suite("keyed writers")
     struct KeyedWriters {
-        /// A write transaction parked inside its body until ``release()``: it holds its locks and,
-        /// once ``entered`` is signalled, has run whatever `before` did.
+        /// Two catalogs on one fresh schema, as two servers would have: `body` gets both; the
+        /// second is closed and the schema dropped afterwards.
+        static func withTwoCatalogs(_ body: (PostgresCatalogDatabase, PostgresCatalogDatabase) async throws -> Void) async throws {
+            try await PostgresTestEnvironment.withCatalog { first, schema in
+                let second = try await PostgresCatalogDatabase.connect(
+                    url: PostgresTestEnvironment.url(schema: schema), logger: PostgresTestEnvironment.logger)
+                do {
+                    try await body(first, second)
+                } catch {
+                    await second.close()
+                    throw error
+                }
+                await second.close()
+            }
+        }
+
+        /// A write transaction (keyed by `keys`, or a plain write when nil) parked inside its body
+        /// until ``release()``: it holds its locks and, once entered, has run whatever `before` did.
         final class ParkedWrite: Sendable {
-            let entered = DispatchSemaphore(value: 0)
+            private let entered = DispatchSemaphore(value: 0)
             private let resume = DispatchSemaphore(value: 0)
             let task: Task<Void, any Error>
 
-            init(_ database: PostgresCatalogDatabase, locking keys: Set<String>,
+            init(_ database: PostgresCatalogDatabase, locking keys: Set<String>?,
                  before: @escaping @Sendable (any SQLTransaction) throws -> Void = { _ in }) {
                 let (entered, resume) = (entered, resume)
+                let body: @Sendable (any SQLTransaction) throws -> Void = { transaction in
+                    try before(transaction)
+                    entered.signal()
+                    // A transaction thread, not the cooperative pool: blocking here is what a
+                    // slow body does. Bounded, so a broken test cannot hang the run.
+                    _ = resume.wait(timeout: .now() + 30)
+                }
                 task = Task {
-                    try await database.write(locking: keys) { transaction in
-                        try before(transaction)
-                        entered.signal()
-                        // A transaction thread, not the cooperative pool: blocking here is what a
-                        // slow body does. Bounded, so a broken test cannot hang the run.
-                        _ = resume.wait(timeout: .now() + 30)
-                    }
+                    if let keys { try await database.write(locking: keys, body) } else { try await database.write(body) }
                 }
             }
 
@@ -67,9 +84,7 @@ extension PostgresCatalogTests {
 
         @Test("a writer of another key commits while one holds its key, across two catalogs; the same key and a plain write wait for it")
         func differentKeysOverlapSameKeyWaits() async throws {
-            try await PostgresTestEnvironment.withCatalog { first, schema in
-                let second = try await PostgresCatalogDatabase.connect(
-                    url: PostgresTestEnvironment.url(schema: schema), logger: PostgresTestEnvironment.logger)
+            try await Self.withTwoCatalogs { first, second in
                 let parked = ParkedWrite(first, locking: ["note:a"])
                 #expect(await parked.hasEntered(within: 10))
 
@@ -93,38 +108,25 @@ extension PostgresCatalogTests {
                 try await plain.task.value
                 let keys = try await first.read { try $0.query("SELECT key FROM storeSetting WHERE key IN ('a', 'b', 'plain') ORDER BY key", []) }
                 #expect(try keys.map { try $0.requiredString("key") } == ["a", "b", "plain"])
-                await second.close()
             }
         }
 
         @Test("a plain write holds up keyed writers while it runs, so nothing keyed overlaps it")
         func plainWriteExcludesKeyedWriters() async throws {
-            try await PostgresTestEnvironment.withCatalog { first, schema in
-                let second = try await PostgresCatalogDatabase.connect(
-                    url: PostgresTestEnvironment.url(schema: schema), logger: PostgresTestEnvironment.logger)
-                let resume = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
-                let plain = Task {
-                    try await first.write { _ in
-                        entered.signal()
-                        _ = resume.wait(timeout: .now() + 30)
-                    }
-                }
-                #expect(await Task.detached { entered.wait(timeout: .now() + 10) == .success }.value)
+            try await Self.withTwoCatalogs { first, second in
+                let plain = ParkedWrite(first, locking: nil)
+                #expect(await plain.hasEntered(within: 10))
                 let keyed = Completion { try await second.write(locking: ["note:z"]) { _ in } }
                 #expect(!(await keyed.finished(within: 0.5)), "a keyed writer ran beside a plain write")
-                resume.signal()
-                try await plain.value
+                try await plain.release()
                 #expect(await keyed.finished(within: 10))
                 try await keyed.task.value
-                await second.close()
             }
         }
 
         @Test("a change committed after a later change was read is drawn after it, so a feed cursor never skips it")
         func feedStaysInCommitOrder() async throws {
-            try await PostgresTestEnvironment.withCatalog { first, schema in
-                let second = try await PostgresCatalogDatabase.connect(
-                    url: PostgresTestEnvironment.url(schema: schema), logger: PostgresTestEnvironment.logger)
+            try await Self.withTwoCatalogs { first, second in
                 let insertNote = "INSERT INTO note (id, title, body, createdAt, updatedAt, clock) VALUES (?, 't', 'b', ?, ?, 'c')"
                 let now = SQLValue.date(Date())
                 // The slow writer inserts its note first, then stays open while a quick one commits.
@@ -144,7 +146,6 @@ extension PostgresCatalogTests {
                         .map { try $0.requiredString("id") }
                 }
                 #expect(after == ["slow"], "the note committed last must come after the cursor")
-                await second.close()
             }
         }
     }
