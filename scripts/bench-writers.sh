@@ -138,10 +138,11 @@ config_run() {
 # earlier one, all alternating within each run.
 declare -A times
 measure_all() { # measure_all RUN WORK
-  local r=$1 work=$2 side key binary order
-  if ((r % 2)); then order=(one many); else order=(many one); fi
+  local r=$1 work=$2 side key binary order binaries
+  # Which configuration and which binary go first both swap from one run to the next.
+  if ((r % 2)); then order=(one many); binaries=(this base); else order=(many one); binaries=(base this); fi
   for side in "${order[@]}"; do
-    for binary in this base; do
+    for binary in "${binaries[@]}"; do
       [ "$binary" = base ] && [ -z "$base_bin" ] && continue
       local b=$bin; [ "$binary" = base ] && b=$base_bin
       if [ "$side" = one ]; then config_run "$b" "$binary$side" 1 1 "$r" "$work"
@@ -212,7 +213,7 @@ section=$(
   echo "- Input: \`special/baseline.jpg\` ($(stat -c %s "$photo") bytes), each upload made unique by a few trailing bytes, so none is deduplicated${base_bin:+; earlier binary: \`$base_bin\` ($("$base_bin" --version))}"
   echo "- Reproduce: \`make bench\`, or \`scripts/with-services.sh scripts/bench-writers.sh\` for this section alone; BENCH_RUNS=N, BENCH_UPLOADS=N (per client), BENCH_BASE_BIN=PATH (rows for an earlier binary)"
   echo
-  echo "Each configuration gets a fresh catalog schema and key prefix: \`attach init\` and \`attach serve --catalog postgres://… --blobs s3://…\` per server (own store folder), then the timed part, with one \`curl\` per client sending its requests one after the other on one connection, client c to server c mod 2 (with 1 client, one \`curl\` sends everything to one server). Uploads: $total uploads (\`POST /api/notes/ID/attachments\`, \`--data-binary\`) into 8 notes made beforehand, upload i into note i mod 8; each is staged and fsynced, claimed in the catalog, sent to S3, committed in the catalog, and its thumbnail made in the background. Notes: $total_notes notes created (\`POST /api/notes\`), one catalog transaction each. Afterwards the catalog must count every row. Configurations alternate, the first swapping each run. Timed with \`date +%s.%N\`."
+  echo "Each configuration gets a fresh catalog schema and key prefix: \`attach init\` and \`attach serve --catalog postgres://… --blobs s3://…\` per server (own store folder), then the timed part, with one \`curl\` per client sending its requests one after the other on one connection, client c to server c mod 2 (with 1 client, one \`curl\` sends everything to one server). Uploads: $total uploads (\`POST /api/notes/ID/attachments\`, \`--data-binary\`) into 8 notes made beforehand, upload i into note i mod 8; each is staged and fsynced, claimed in the catalog, sent to S3, committed in the catalog, and its thumbnail made in the background. Notes: $total_notes notes created (\`POST /api/notes\`), one catalog transaction each. Afterwards the catalog must count every row. Configurations and binaries alternate, which goes first swapping each run. Timed with \`date +%s.%N\`."
   echo
   echo "$table"
   echo

@@ -9,8 +9,13 @@ dest=${2:?usage: install.sh CONFIGURATION DEST}
 swift=${SWIFT:-swift}
 cd "$(dirname "$0")/.."
 
-"$swift" build -c "$configuration" --product attach
-binary="$("$swift" build -c "$configuration" --show-bin-path)/attach"
+# A release binary links the Swift runtime and Foundation in (the Makefile's RELEASE_FLAGS,
+# --static-swift-stdlib unless told otherwise): it starts faster and needs no Swift toolchain
+# on the machine that runs it.
+flags=()
+if [ "$configuration" = release ]; then read -r -a flags <<< "${RELEASE_FLAGS---static-swift-stdlib}"; fi
+"$swift" build -c "$configuration" "${flags[@]}" --product attach
+binary="$("$swift" build -c "$configuration" "${flags[@]}" --show-bin-path)/attach"
 install -D -m 0755 "$binary" "$dest/bin/attach"
 
 install -d "$dest/share/bash-completion/completions" "$dest/share/zsh/site-functions" \
@@ -20,7 +25,9 @@ install -d "$dest/share/bash-completion/completions" "$dest/share/zsh/site-funct
 "$binary" --generate-completion-script fish >"$dest/share/fish/vendor_completions.d/attach.fish"
 
 # The man page: swift-argument-parser's generate-manual plugin (one page with every
-# subcommand), which writes into the plugin's work folder under .build/plugins.
+# subcommand), which writes into the plugin's work folder under .build/plugins. The plugin
+# builds its own copy of the tool without RELEASE_FLAGS (a second build of the package's own
+# modules); the binary installed above is the static one.
 "$swift" package generate-manual --configuration "$configuration" >&2
 page=$(find .build/plugins -path '*GenerateManual*' -name attach.1 -newer "$binary" 2>/dev/null | head -n 1)
 [ -n "$page" ] || page=$(find .build/plugins -path '*GenerateManual*' -name attach.1 | head -n 1)
