@@ -79,7 +79,8 @@ config_run() {
     for _ in $(seq 1 100); do curl -fs "$u/health" > /dev/null 2>&1 && break; sleep 0.1; done
     curl -fs "$u/health" > /dev/null || die "attach serve did not start: $(cat "$scratch"/serve-*.log)"
   done
-  # Untimed: the 8 notes the uploads go to, and each upload made unique.
+  # Untimed: the 8 notes the uploads go to (8 whatever the number of clients, so that every
+  # configuration does the same work), and each upload made unique.
   local n=$total
   if [ "$work" = uploads ]; then
     for ((c = 0; c < 8; c++)); do

@@ -7,7 +7,8 @@ import GRDB
 /// WAL mode with `synchronous = FULL`, so a committed transaction survives a crash or power
 /// loss; immediate write transactions and a busy timeout, so several processes can write one
 /// store. `DatabasePool` serialises writes on its own queue and runs reads concurrently, off
-/// Swift's cooperative pool (reads on the store's catalog-read threads). Migrations are ``CatalogSchema``'s.
+/// Swift's cooperative pool (reads on the store's catalog-read threads). Migrations are
+/// ``CatalogSchema``'s.
 final class SQLiteCatalogDatabase: SQLDatabase {
     /// The underlying database.
     let pool: DatabasePool
