@@ -56,7 +56,9 @@ public enum FullImage {
 
     /// Opens the image upright after checking limits from its header.
     private static func open(_ path: String, limits: ImageLimits) throws(ImagingError) -> OpaquePointer {
-        try limits.check(try ImageProbe.header(ofFileAt: path), path: path)
+        // libvips decodes it next: its header through libvips starts libvips and holds the file to
+        // the allowed loaders, before the limits are checked.
+        try limits.check(try ImageProbe.libvipsHeader(ofFileAt: path), path: path)
         guard let image = cvips_open_full(path) else { throw .unreadable(path: path, reason: VipsRuntime.lastError()) }
         defer { cvips_unref(image) }
         var upright: OpaquePointer?

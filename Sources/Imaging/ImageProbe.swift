@@ -26,10 +26,25 @@ public enum ImageProbe {
     /// Reads the header of the image file at `path`: format, size, orientation, alpha, frames.
     ///
     /// Only the header is read; no pixel is decoded, so a 900-megapixel "bomb" costs the same
-    /// as a thumbnail-sized file.
+    /// as a thumbnail-sized file. A plain JPEG's header is read without loading libvips (see
+    /// `JPEGHeaderReader`), with the same answer; every other file goes to libvips.
     /// - Throws: ``ImagingError/unsupportedFormat(path:)`` when no trusted loader accepts the
     ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
     public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
+        if let header = JPEGHeaderReader.header(ofFileAt: path) { return header }
+        return try libvipsHeader(ofFileAt: path)
+    }
+
+    /// Whether the header of a file of `mediaType` is read without libvips (JPEG, unless the file
+    /// is unusual: CMYK, 12-bit, damaged), so that loading libvips ahead of the read would be
+    /// wasted work.
+    public static func readsHeaderWithoutLibvips(mediaType: String) -> Bool {
+        mediaType == ImageFormat.jpeg.mediaType
+    }
+
+    /// Reads the header of the image file at `path` through libvips alone, as ``header(ofFileAt:)``
+    /// does for everything but plain JPEGs. The tests hold the JPEG reader to this answer.
+    package static func libvipsHeader(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
         try VipsRuntime.start()
         guard let loader = cvips_find_loader(path), allowedLoaders.contains(String(cString: loader)) else {
             cvips_clear_error()

@@ -50,7 +50,9 @@ public enum ThumbnailRenderer {
         guard Int64(info.st_size) <= options.limits.maximumBytes else {
             throw .tooManyBytes(path: path, bytes: Int64(info.st_size), limit: options.limits.maximumBytes)
         }
-        try options.limits.check(try ImageProbe.header(ofFileAt: path), path: path)
+        // libvips decodes it next: its header through libvips starts libvips and holds the file to
+        // the allowed loaders, before the limits are checked.
+        try options.limits.check(try ImageProbe.libvipsHeader(ofFileAt: path), path: path)
         guard !cancellation.isCancelled else { throw .cancelled }
 
         let size = Int32(max(1, min(maxPixelSize, 10_000)))

@@ -35,6 +35,38 @@ struct LibraryLoadingTests {
         #expect(try Data(contentsOf: URL(filePath: output)).starts(with: [0xFF, 0xD8, 0xFF]))
     }
 
+    @Test("importing a JPEG and fetching one from a peer read its header without libvips; a CMYK JPEG still gets its size from libvips")
+    func jpegHeadersNeedNoLibvips() async throws {
+        let directory = try TemporaryDirectory("vipsjpeg")
+        let (a, b) = (directory.appending("a"), directory.appending("b"))
+        for store in [a, b] { try await Attach.initStore(store) }
+        let photo = try Corpus.file("special/orientation-6.jpg").path(percentEncoded: false)
+        let (imported, openedOnImport) = try await Self.openedLibraries(["import", "--json", "--no-thumbnails", "--new-note", "photos", photo], store: a)
+        #expect(imported.exitCode == 0, "\(imported.stderr.suffix(500))")
+        #expect(!openedOnImport, "attach import of a JPEG loaded libvips")
+        let record = try #require(Attach.importedLines(imported.stdout).first?.attachment)
+        let image = record["image"] as? [String: Int]
+        #expect(image == ["width": 1920, "height": 1280, "orientation": 6], "\(record)")
+
+        let server = try await ServerProcess(store: a, port: try ServerProcess.freePort())
+        defer { server.process.kill() }
+        let pulled = try await Attach.run(["sync", "pull", server.url], store: b)
+        #expect(pulled.exitCode == 0, "\(pulled.stderr.suffix(500))")
+        let id = try #require(record["id"] as? String)
+        let (fetched, openedOnFetch) = try await Self.openedLibraries(["fetch", id, "--peer", server.url], store: b)
+        #expect(fetched.exitCode == 0, "\(fetched.stderr.suffix(500))")
+        #expect(!openedOnFetch, "attach fetch of a JPEG loaded libvips")
+        let listed = try await Attach.run(["list", "--json"], store: b)
+        #expect(listed.stdout.contains("\"orientation\" : 6") || listed.stdout.contains("\"orientation\":6"), "\(listed.stdout.prefix(800))")
+
+        let cmyk = try Corpus.file("special/cmyk.jpg").path(percentEncoded: false)
+        let (cmykImport, openedOnCMYK) = try await Self.openedLibraries(["import", "--json", "--no-thumbnails", "--new-note", "print", cmyk], store: a)
+        #expect(cmykImport.exitCode == 0, "\(cmykImport.stderr.suffix(500))")
+        #expect(openedOnCMYK, "a CMYK JPEG's header is libvips' to read")
+        let cmykRecord = try #require(Attach.importedLines(cmykImport.stdout).first?.attachment)
+        #expect(cmykRecord["image"] as? [String: Int] == ["width": 2560, "height": 1600, "orientation": 1], "\(cmykRecord)")
+    }
+
     @Test("importing only files that are not images never loads libvips and exits cleanly")
     func importOfNonImagesNeverLoadsLibvips() async throws {
         let directory = try TemporaryDirectory("vipsnonimage")

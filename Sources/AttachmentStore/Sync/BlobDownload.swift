@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,8 @@ public final class BlobDownload: Sendable {
     private let store: AttachmentStore
     private let path: String
     private let partial: Mutex<Partial?>
-    /// libvips, loading while the rest of an image arrives (its header is read at the end).
+    /// libvips, loading while the rest of an image whose header needs it arrives (the header is
+    /// read at the end).
     private let imaging = ImagingWarmUp()
     private let received: Mutex<Int64>
 
@@ -166,10 +168,12 @@ public final class BlobDownload: Sendable {
                     }
                     received.withLock { $0 = total }
                 }
-                // An image's header is read once it has arrived: libvips loads meanwhile.
+                // An image's header is read once it has arrived: libvips loads meanwhile, for
+                // the formats whose header needs it.
                 if !open.sniffed && open.digest.head.count >= min(Self.sniffLength, Int(expected)) {
                     open.sniffed = true
-                    if MediaTypeSniffer.isReadableRaster(MediaTypeSniffer.mediaType(of: open.digest.head)) { imaging.start() }
+                    let type = MediaTypeSniffer.mediaType(of: open.digest.head)
+                    if MediaTypeSniffer.isReadableRaster(type) && !ImageProbe.readsHeaderWithoutLibvips(mediaType: type) { imaging.start() }
                 }
                 // The disk starts on what arrived while the rest is still coming, so the fsync
                 // that ends the download has little left to write.
