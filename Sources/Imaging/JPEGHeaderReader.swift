@@ -13,13 +13,15 @@ import Glibc
 /// first scan are well formed, checked the way libjpeg's `jpeg_read_header` checks them, and
 /// whose EXIF orientation, if any, is plain (see ``ExifOrientation``). Any other frame (CMYK,
 /// 12-bit, lossless, arithmetic), stray bytes between markers, or a marker it does not know
-/// makes it step aside. Reads what it needs with `pread` (the
-/// segments it skips are not read); blocks.
+/// makes it step aside. Reads what it needs with `pread` (the segments it skips are not
+/// read), within bounds on markers, fill bytes and header length; blocks.
 package enum JPEGHeaderReader {
     /// How far into a file the first scan may start; a header past this is left to libvips.
     static let maxHeaderBytes: Int64 = 16 << 20
     /// How many markers may come before the first scan; more is left to libvips.
     static let maxMarkers = 1024
+    /// How many fill bytes (`0xFF`) may come before one marker; more is left to libvips.
+    static let maxFillBytes = 64
 
     /// The header of the JPEG file at `path`, or `nil` when the reader leaves it to libvips
     /// (not a plain JPEG as above, damaged, or unreadable).
@@ -42,8 +44,10 @@ package enum JPEGHeaderReader {
             guard offset < maxHeaderBytes, let prefix = source.bytes(at: offset, count: 2), prefix[0] == 0xFF else { return nil }
             var marker = prefix[1]
             offset += 2
-            while marker == 0xFF {  // fill bytes
-                guard let next = source.bytes(at: offset, count: 1) else { return nil }
+            var fill = 0
+            while marker == 0xFF {  // fill bytes: a few are normal; a run of them is left to libvips
+                fill += 1
+                guard fill <= maxFillBytes, let next = source.bytes(at: offset, count: 1) else { return nil }
                 marker = next[0]
                 offset += 1
             }
