@@ -27,7 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         // TLS for PostgreSQL catalogs and https peers (NIOSSL, also under AsyncHTTPClient and HummingbirdTLS).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Typed error numbers (`Errno`) for the cause a store error carries; already under swift-nio.
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import AttachmentStore
 import Foundation
 
@@ -26,6 +27,7 @@ struct AttachCommand: AsyncParsableCommand {
 
     /// Parses the arguments, runs the command, and maps every failure to the documented exit code.
     static func main() async {
+        LoggingSystem.bootstrap(StandardErrorLogHandler.init)
         Signals.ignoreFileSizeLimit()
         let arguments = EnvironmentArguments(Array(CommandLine.arguments.dropFirst()))
         var command: any ParsableCommand

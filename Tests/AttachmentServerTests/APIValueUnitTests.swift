@@ -174,7 +174,7 @@ struct APIValueUnitTests {
     @Test("a resource's JSON has sorted keys, ISO 8601 dates, unescaped slashes, and no fetch when there is none")
     func resourceJSON() throws {
         let context = AppRequestContext(source: .init(channel: NIOAsyncTestingChannel(), logger: Self.quietLogger))
-        let data = try context.responseEncoder.encode(AttachmentResource(Self.attachment()))
+        let data = Data(AttachmentResource(Self.attachment()).jsonText.bytes)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains(#""createdAt":"2026-11-18T11:06:40Z""#))
         #expect(text.contains(#""url":"/api/attachments/\#(Self.attachmentID.rawValue)""#))
@@ -188,7 +188,7 @@ struct APIValueUnitTests {
         #expect(topLevel == topLevel.sorted(), "keys are sorted")
         let decoded = try context.requestDecoder.decode(AttachmentResource.self, from: data)
         #expect(decoded == AttachmentResource(Self.attachment()))
-        let fetching = try context.responseEncoder.encode(AttachmentResource(Self.attachment(state: .remote), fetch: .init(received: 1, total: 2)))
+        let fetching = Data(AttachmentResource(Self.attachment(state: .remote), fetch: .init(received: 1, total: 2)).jsonText.bytes)
         #expect(String(decoding: fetching, as: UTF8.self).contains(#""fetch":{"received":1,"total":2}"#))
     }
 

@@ -96,10 +96,20 @@ struct HostAllowListTests {
     @Test("the host of an authority is parsed strictly", arguments: [
         ("127.0.0.1:8080", "127.0.0.1"), ("[::1]:8080", "::1"), ("[::1]", "::1"), ("Photos.Example.COM.", "photos.example.com"),
         ("localhost", "localhost"), ("a:b", nil), ("[::1", nil), ("[::1]x", nil), ("host:", nil), ("ex ample", nil),
-        ("<script>", nil), ("", nil),
+        ("<script>", nil), ("", nil), ("EXAMPLE.com:443", "example.com"), ("a_b-c", "a_b-c"), ("[::1]:", nil),
+        ("\u{212A}.example", nil), ("ex\u{0301}ample", nil), ("photos.example:8\u{0661}", nil), ("[]", nil), (".", nil),
     ] as [(String, String?)])
     func authorityParsing(authority: String, host: String?) {
         #expect(AllowedHosts.host(ofAuthority: authority) == host)
+    }
+
+    @Test("loopback is 127.a.b.c with parts up to 255, localhost and ::1", arguments: [
+        ("127.0.0.1", true), ("127.255.255.255", true), ("127.1.2.3", true), ("localhost", true), ("::1", true),
+        ("127.256.0.1", false), ("127.0.0", false), ("127.0.0.1.2", false), ("128.0.0.1", false), ("127.-0.0.1", false),
+        ("127..0.1", false), ("127.0000.0.1", false), ("localhost.example", false),
+    ] as [(String, Bool)])
+    func loopbackParsing(host: String, loopback: Bool) {
+        #expect(AllowedHosts.isLoopback(host) == loopback)
     }
 
     @Test("an allowed host that is not a host name is refused at start", arguments: ["exa mple", "<x>", "http://x"])

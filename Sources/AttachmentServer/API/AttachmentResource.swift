@@ -10,7 +10,7 @@ import Hummingbird
 /// ``encode(to:)`` and ``init(from:)``. The addresses are derived, never stored; the model's
 /// fields read through it (`resource.filename`).
 @dynamicMemberLookup
-struct AttachmentResource: ResponseCodable, Equatable {
+struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
     /// How far the transfer of the bytes from a peer has come.
     struct FetchProgress: Codable, Equatable {
         /// Bytes received so far, counting those kept from an earlier transfer that was cut.
@@ -81,27 +81,59 @@ struct AttachmentResource: ResponseCodable, Equatable {
         case createdAt, updatedAt, url, originalUrl, thumbnailUrl, displayUrl, fetch
     }
 
-    /// Writes the API's JSON object.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(attachment.noteID.rawValue, forKey: .noteId)
-        try container.encode(attachment.position, forKey: .position)
-        try container.encode(attachment.filename, forKey: .filename)
-        try container.encode(attachment.mediaType, forKey: .mediaType)
-        try container.encode(attachment.byteCount, forKey: .byteCount)
-        try container.encode(hash, forKey: .hash)
-        try container.encodeIfPresent(attachment.image, forKey: .image)
-        try container.encode(attachment.metadata, forKey: .metadata)
-        try container.encode(available, forKey: .available)
-        try container.encode(attachment.state, forKey: .state)
-        try container.encode(attachment.createdAt, forKey: .createdAt)
-        try container.encode(attachment.updatedAt, forKey: .updatedAt)
-        try container.encode(url, forKey: .url)
-        try container.encode(originalUrl, forKey: .originalUrl)
-        try container.encodeIfPresent(thumbnailUrl, forKey: .thumbnailUrl)
-        try container.encodeIfPresent(displayUrl, forKey: .displayUrl)
-        try container.encodeIfPresent(fetch, forKey: .fetch)
+    /// Writes the API's JSON object, its keys in sorted order (the order `JSONEncoder` with
+    /// `.sortedKeys` gives; `JSONTextTests` hold the two to one text).
+    func write(into json: inout JSONText) {
+        json.openObject()
+        json.key("available"); json.bool(available)
+        json.key("byteCount"); json.integer(attachment.byteCount)
+        json.key("createdAt"); json.date(attachment.createdAt)
+        if let displayUrl { json.key("displayUrl"); json.string(displayUrl) }
+        if let fetch {
+            json.key("fetch")
+            json.openObject()
+            json.key("received"); json.integer(fetch.received)
+            json.key("total"); json.integer(fetch.total)
+            json.closeObject()
+        }
+        json.key("filename"); json.string(attachment.filename)
+        json.key("hash"); json.string(hash)
+        json.key("id"); json.string(id)
+        if let image = attachment.image {
+            json.key("image")
+            json.openObject()
+            json.key("height"); json.integer(image.height)
+            json.key("orientation"); json.integer(image.orientation)
+            json.key("width"); json.integer(image.width)
+            json.closeObject()
+        }
+        json.key("mediaType"); json.string(attachment.mediaType)
+        json.key("metadata")
+        json.openObject()
+        for (name, value) in attachment.metadata.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            json.key(name); json.string(value)
+        }
+        json.closeObject()
+        json.key("noteId"); json.string(attachment.noteID.rawValue)
+        json.key("originalUrl"); json.string(originalUrl)
+        json.key("position"); json.integer(attachment.position)
+        json.key("state"); json.string(attachment.state.rawValue)
+        if let thumbnailUrl { json.key("thumbnailUrl"); json.string(thumbnailUrl) }
+        json.key("updatedAt"); json.date(attachment.updatedAt)
+        json.key("url"); json.string(url)
+        json.closeObject()
+    }
+
+    /// The JSON object as text.
+    var jsonText: JSONText {
+        var json = JSONText()
+        write(into: &json)
+        return json
+    }
+
+    /// A 200 with the JSON object.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONText.response(jsonText)
     }
 
     /// Reads the API's JSON object back (the derived addresses are not read: they follow).
@@ -130,9 +162,27 @@ struct AttachmentResource: ResponseCodable, Equatable {
 
 /// The attachments of one note, in order: all of them, or one page with the address of the
 /// next (`nil` on the last page, and when the list was not paged).
-struct AttachmentList: ResponseCodable {
+struct AttachmentList: ResponseGenerator, Decodable {
     var attachments: [AttachmentResource]
     var next: String?
+
+    /// `{"attachments":[…],"next":…}`, `next` left out when `nil`.
+    var jsonText: JSONText {
+        var json = JSONText(capacity: 1024 * max(1, attachments.count))
+        json.openObject()
+        json.key("attachments")
+        json.openArray()
+        for attachment in attachments { attachment.write(into: &json) }
+        json.closeArray()
+        if let next { json.key("next"); json.string(next) }
+        json.closeObject()
+        return json
+    }
+
+    /// A 200 with the JSON object.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONText.response(jsonText)
+    }
 }
 
 /// The one rule for what a viewer shows: the original, or the display rendition.

@@ -30,8 +30,9 @@ public struct ServerMetrics: Sendable {
     /// Counts one answered request (`http_requests_total{route,method,status}`) and records how
     /// long the handler took (`http_request_duration_seconds{route,method}`).
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        handles.counter("http_requests_total", [("route", route), ("method", method), ("status", String(status))]).increment()
-        handles.timer("http_request_duration_seconds", [("route", route), ("method", method)]).recordNanoseconds(duration.nanoseconds)
+        let series = handles.request(route: route, method: method, status: status)
+        series.counter.increment()
+        series.timer.recordNanoseconds(duration.nanoseconds)
     }
 
     /// Counts one thumbnail request by how it was answered (`attach_thumbnail_requests_total{result}`).

@@ -18,14 +18,20 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     static let frameOptions = HTTPField.Name("X-Frame-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
+    /// The fields, made (and their values checked) once rather than per response.
+    static let policyField = HTTPField(name: .contentSecurityPolicy, value: contentSecurityPolicy)
+    static let fixedFields = [
+        HTTPField(name: .xContentTypeOptions, value: "nosniff"), HTTPField(name: frameOptions, value: "DENY"),
+        HTTPField(name: referrerPolicy, value: "same-origin"),
+    ]
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        if response.headers[.contentSecurityPolicy] == nil {
-            response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        if !response.headers.contains(.contentSecurityPolicy) { response.headers.append(Self.policyField) }
+        for field in Self.fixedFields {
+            // Ours replace any a route set; the usual case, none, is an append.
+            if response.headers.contains(field.name) { response.headers[fields: field.name] = [field] } else { response.headers.append(field) }
         }
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.frameOptions] = "DENY"
-        response.headers[Self.referrerPolicy] = "same-origin"
         return response
     }
 }

@@ -19,8 +19,9 @@ struct ThumbnailRoute {
 
     @Sendable func thumbnail(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try AttachmentRoutes.attachmentID(context)
-        let size = try Self.size(request, allowed: dependencies.configuration.thumbnailSizes)
-        let version = request.uri.queryParameters.get("v")
+        let query = request.uri.queryParameters  // parsed once for both
+        let size = try Self.size(query.get("size"), allowed: dependencies.configuration.thumbnailSizes)
+        let version = query.get("v")
         if let version, let cached = dependencies.thumbnailResponses.entry(for: .init(attachment: id, hash: version, size: size)) {
             return Self.answer(cached.body, mediaType: cached.mediaType, hash: version, size: size, immutable: true, request: request,
                                metrics: dependencies.metrics, result: "cache_hit")
@@ -68,10 +69,10 @@ struct ThumbnailRoute {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
-    /// The `size` query parameter, which must be one of `allowed`; the smallest when absent.
+    /// The `size` query parameter (`text`), which must be one of `allowed`; the smallest when absent.
     /// - Throws: 400 `invalid_size`.
-    static func size(_ request: Request, allowed: [Int]) throws -> Int {
-        guard let text = request.uri.queryParameters.get("size") else { return allowed.min() ?? 200 }
+    static func size(_ text: String?, allowed: [Int]) throws -> Int {
+        guard let text else { return allowed.min() ?? 200 }
         guard let size = Int(text), allowed.contains(size) else {
             throw ServerError.badRequest("size must be one of \(allowed.map(String.init).joined(separator: ", "))", code: "invalid_size")
         }

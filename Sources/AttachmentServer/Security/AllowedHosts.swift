@@ -27,23 +27,44 @@ struct AllowedHosts: Sendable {
     }
 
     /// The host of `host[:port]` or `[v6]:port`, lowercased, without a trailing dot or the
-    /// brackets; `nil` when it is not a plausible host at all.
+    /// brackets; `nil` when it is not a plausible host at all: a host is 1–253 bytes of ASCII
+    /// letters, digits, `.`, `-`, `_` and (inside brackets) `:`, and a port is ASCII digits.
+    /// Read byte by byte, since every request asks.
     static func host(ofAuthority authority: String) -> String? {
-        var text = Substring(authority)
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            let rest = text[text.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit) && rest.count > 1) else { return nil }
-            text = text[text.index(after: text.startIndex)..<close]
-        } else if let colon = text.lastIndex(of: ":") {
-            let port = text[text.index(after: colon)...]
-            guard !port.isEmpty, port.allSatisfy(\.isASCIIDigit) else { return nil }
-            text = text[..<colon]
+        var authority = authority
+        return authority.withUTF8 { bytes -> String? in
+            let (colon, open, close) = (UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"))
+            func isPort(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+                !digits.isEmpty && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            }
+            var host = bytes[...]
+            if host.first == open {
+                guard let end = host.firstIndex(of: close) else { return nil }
+                let rest = host[(end + 1)...]
+                guard rest.isEmpty || (rest.first == colon && isPort(rest.dropFirst())) else { return nil }
+                host = host[(host.startIndex + 1)..<end]
+            } else if let end = host.lastIndex(of: colon) {
+                guard isPort(host[(end + 1)...]) else { return nil }
+                host = host[..<end]
+            }
+            if host.count >= 2, host.first == open, host.last == close { host = host.dropFirst().dropLast() }
+            if host.last == UInt8(ascii: ".") { host = host.dropLast() }
+            guard !host.isEmpty, host.count <= 253 else { return nil }
+            var lowered: [UInt8] = []
+            lowered.reserveCapacity(host.count)
+            for byte in host {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), colon:
+                    lowered.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    lowered.append(byte | 0x20)
+                default:
+                    return nil  // anything else, non-ASCII included
+                }
+            }
+            return String(decoding: lowered, as: UTF8.self)
         }
-        let host = normalized(String(text))
-        guard !host.isEmpty, host.utf8.count <= 253,
-              host.allSatisfy({ $0.isASCIILetterOrDigit || $0 == "." || $0 == "-" || $0 == ":" || $0 == "_" }) else { return nil }
-        return host
     }
 
     /// Whether `name` can be on the list: a host name or IPv4 address, or an IPv6 address with
@@ -58,8 +79,21 @@ struct AllowedHosts: Sendable {
     /// Whether `host` (already normalized) names this machine's loopback interface.
     static func isLoopback(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        // 127.a.b.c, each part 1–3 digits no more than 255; one pass, no allocation.
+        guard host.utf8.starts(with: "127.".utf8) else { return false }
+        var (parts, digits, value) = (2, 0, 0)  // in the second part, after "127."
+        for byte in host.utf8.dropFirst(4) {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                (parts, digits, value) = (parts + 1, 0, 0)
+            } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                (digits, value) = (digits + 1, value * 10 + Int(byte - UInt8(ascii: "0")))
+                guard digits <= 3, value <= 255 else { return false }
+            } else {
+                return false
+            }
+        }
+        return parts == 4 && digits > 0
     }
 
     /// Lowercased, without brackets or a trailing dot.
@@ -73,5 +107,4 @@ struct AllowedHosts: Sendable {
 
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
-    var isASCIILetterOrDigit: Bool { isASCII && (isLetter || isNumber) }
 }

@@ -48,12 +48,15 @@ package final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Send
     /// Creates an empty cache holding at most `byteLimit` bytes of values.
     package init(byteLimit: Int) { self.byteLimit = byteLimit }
 
-    /// The value for `key`, marking it most recently used.
+    /// The value for `key`, marking it most recently used (a repeat of the newest key, the
+    /// common case of a hot entry, costs one look-up).
     package func value(forKey key: Key) -> Value? {
         state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
-            state.unlink(key)
-            state.pushNewest(key)
+            if state.newest != key {
+                state.unlink(key)
+                state.pushNewest(key)
+            }
             return entry.value
         }
     }
