@@ -7,7 +7,7 @@ import Hummingbird
 ///
 /// It holds the ``Attachment`` itself; the JSON keys are the API's contract (`openapi.yaml`:
 /// `noteId`, `hash` as `sha256:<hex>`, `available`, the URLs) and are written here once, in
-/// ``encode(to:)`` and ``init(from:)``. The addresses are derived, never stored; the model's
+/// ``write(into:)`` (answers, through `JSONText`) and ``init(from:)`` (reading one back). The addresses are derived, never stored; the model's
 /// fields read through it (`resource.filename`).
 @dynamicMemberLookup
 struct AttachmentResource: ResponseGenerator, Decodable, Equatable {

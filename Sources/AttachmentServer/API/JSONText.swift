@@ -31,9 +31,13 @@ struct JSONText {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
     }
 
+    /// `{`: an object begins (as a value: after a key, in an array, or at the top).
     mutating func openObject() { beginValue(); bytes.append(UInt8(ascii: "{")); afterValue = false }
+    /// `}`: the object ends, and counts as a value.
     mutating func closeObject() { bytes.append(UInt8(ascii: "}")); afterValue = true }
+    /// `[`: an array begins.
     mutating func openArray() { beginValue(); bytes.append(UInt8(ascii: "[")); afterValue = false }
+    /// `]`: the array ends, and counts as a value.
     mutating func closeArray() { bytes.append(UInt8(ascii: "]")); afterValue = true }
 
     /// A member's name; its value follows.
@@ -43,6 +47,11 @@ struct JSONText {
         afterValue = false
     }
 
+    /// Hex digits of a `\u00XX` escape, lowercase as `JSONEncoder` writes them.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A string: `"` and `\` escaped, the control characters as `JSONEncoder` escapes them
+    /// (`\b \t \n \f \r`, the rest `\u00XX`), everything else (slashes, non-ASCII) as it is.
     mutating func string(_ value: String) {
         beginValue()
         bytes.append(UInt8(ascii: "\""))
@@ -56,8 +65,8 @@ struct JSONText {
             case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
             case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                          Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]]
             default: bytes.append(byte)
             }
         }
@@ -65,12 +74,14 @@ struct JSONText {
         afterValue = true
     }
 
+    /// A whole number in decimal.
     mutating func integer(_ value: some BinaryInteger) {
         beginValue()
         bytes += String(value).utf8
         afterValue = true
     }
 
+    /// `true` or `false`.
     mutating func bool(_ value: Bool) {
         beginValue()
         bytes += (value ? "true" : "false").utf8
