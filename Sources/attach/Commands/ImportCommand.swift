@@ -138,8 +138,12 @@ struct ImportPlan {
         }
     }
 
+    /// The file's size for the progress total, by `stat` (Foundation's `attributesOfItem` also
+    /// looks the owner and group up in `/etc/passwd` and `/etc/group`, twice per file); 0 when
+    /// it cannot be read, which the import itself then reports.
     private static func size(_ path: String) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 }
 
