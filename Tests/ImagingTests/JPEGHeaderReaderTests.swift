@@ -173,11 +173,11 @@ struct JPEGHeaderReaderTests {
             let original = try [UInt8](Data(contentsOf: Corpus.file(name)))
             let end = Self.headerEnd(of: original)
             let base = Array(original[0..<min(original.count, end + 4096)])
+            let exif = (0..<max(0, end - 6)).first { base[$0..<($0 + 6)].elementsEqual(Array("Exif".utf8) + [0, 0]) }
             var random = SplitMix(seed: UInt64(name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
             for round in 0..<1_000 {
                 var mutant = base
-                let exif = (0..<max(0, end - 6)).first { base[$0..<($0 + 6)].elementsEqual(Array("Exif".utf8) + [0, 0]) }
-            switch round % 5 {
+                switch round % 5 {
                 case 0:  // one byte of the header anywhere
                     mutant[Int.random(in: 0..<end, using: &random)] = UInt8.random(in: 0...255, using: &random)
                 case 1:  // a marker or length byte: the two bytes after an 0xFF
