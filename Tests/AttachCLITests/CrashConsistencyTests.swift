@@ -18,15 +18,17 @@ struct CrashConsistencyTests {
         var rounds: [String] = []
         var generator = SystemRandomNumberGenerator()
         for round in 0..<24 {
-            // Each round imports a different rotation of the photos, so rounds also add new blobs.
+            // Each round imports a different rotation of the photos, three times over (150
+            // attachments), so rounds also add new blobs, and a kill always finds work left:
+            // later rounds find every blob already stored and only hash, and with JPEG headers
+            // read without libvips one pass of the fifty took only about 130 ms, less than a
+            // busy test machine may take to notice an acknowledgement.
             let offset = (round * 7) % photos.count
-            let files = Array(photos[offset...] + photos[..<offset])
+            let files = Array(repeating: Array(photos[offset...] + photos[..<offset]), count: 3).flatMap { $0 }
             let child = try Attach.start(["import", "--json", "--new-note", "round \(round)"] + files, store: store)
             // Each round is killed after a random number of acknowledgements (none, in some
             // rounds), a random instant later. The import acknowledges a batch of 16 at once, so
-            // waiting for 1...16 lines waits for the first batch and leaves the other two to
-            // come. Later rounds find every blob already stored and only hash, so a kill timed
-            // after the second batch would often find the import done.
+            // waiting for 1...16 lines waits for the first batch and leaves eight more to come.
             let acknowledgementsBeforeKill = round.isMultiple(of: 4) ? 0 : Int.random(in: 1...16, using: &generator)
             let deadline = ContinuousClock.now + .seconds(60)
             while Attach.importedLines(child.stdoutSoFar).count < acknowledgementsBeforeKill, ContinuousClock.now < deadline {
