@@ -33,7 +33,7 @@ package enum JPEGHeaderReader {
     }
 
     /// The header of the JPEG whose bytes `source` gives, or `nil` as above.
-    static func header(reading source: some ByteSource) -> ImageHeader? {
+    static func header(reading source: FileBytes) -> ImageHeader? {
         guard let start = source.bytes(at: 0, count: 2), start == [0xFF, 0xD8] else { return nil }
         var offset: Int64 = 2
         var frame: Frame?
@@ -163,16 +163,12 @@ package enum JPEGHeaderReader {
     }
 }
 
-/// Bytes at offsets, as the header reader asks for them.
-protocol ByteSource {
-    /// Exactly `count` bytes from `offset`, or `nil` when the source ends before them.
-    func bytes(at offset: Int64, count: Int) -> [UInt8]?
-}
-
 /// A file's bytes through `pread` on an open descriptor.
-struct FileBytes: ByteSource {
+struct FileBytes {
     let fd: Int32
 
+    /// Exactly `count` bytes from `offset`, or `nil` when the file ends before them (or cannot
+    /// be read).
     func bytes(at offset: Int64, count: Int) -> [UInt8]? {
         guard count >= 0 else { return nil }
         var result = [UInt8](repeating: 0, count: count)
@@ -186,15 +182,5 @@ struct FileBytes: ByteSource {
             filled += read
         }
         return result
-    }
-}
-
-/// Bytes held in memory.
-struct MemoryBytes: ByteSource {
-    let data: [UInt8]
-
-    func bytes(at offset: Int64, count: Int) -> [UInt8]? {
-        guard offset >= 0, count >= 0, offset + Int64(count) <= Int64(data.count) else { return nil }
-        return Array(data[Int(offset)..<Int(offset) + count])
     }
 }

@@ -34,9 +34,7 @@ struct AllowedHosts: Sendable {
         var authority = authority
         return authority.withUTF8 { bytes -> String? in
             let (colon, open, close) = (UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"))
-            func isPort(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-                !digits.isEmpty && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-            }
+            func isPort(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Bool { !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit) }
             var host = bytes[...]
             if host.first == open {
                 guard let end = host.firstIndex(of: close) else { return nil }
@@ -86,7 +84,7 @@ struct AllowedHosts: Sendable {
             if byte == UInt8(ascii: ".") {
                 guard digits > 0 else { return false }
                 (parts, digits, value) = (parts + 1, 0, 0)
-            } else if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            } else if byte.isASCIIDigit {
                 (digits, value) = (digits + 1, value * 10 + Int(byte - UInt8(ascii: "0")))
                 guard digits <= 3, value <= 255 else { return false }
             } else {
@@ -103,6 +101,11 @@ struct AllowedHosts: Sendable {
         if host.hasSuffix(".") { host.removeLast() }
         return host
     }
+}
+
+extension UInt8 {
+    /// Whether the byte is `0`–`9`.
+    var isASCIIDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
 }
 
 extension Character {

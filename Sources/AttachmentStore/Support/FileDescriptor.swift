@@ -11,9 +11,9 @@ import Darwin
 ///
 /// Each retries on `EINTR` and throws ``SystemError`` otherwise. All of them block:
 /// call them from ``BlockingPool`` or a database writer queue.
-enum POSIXFile {
+package enum POSIXFile {
     /// Writes every byte of `buffer`, looping over short writes.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) {
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) {
         var offset = 0
         while offset < buffer.count {
             let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)

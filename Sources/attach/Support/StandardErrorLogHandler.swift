@@ -1,3 +1,4 @@
+import AttachmentStore
 import Foundation
 import Logging
 
@@ -36,14 +37,11 @@ struct StandardErrorLogHandler: LogHandler {
         }
         let words = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let line = "\(Self.timestamp()) \(event.level)\(label.isEmpty ? "" : " ")\(label):\(words) [\(event.source)] \(event.message)\n"
-        // One write(2) per line, so lines from several threads do not interleave.
-        var bytes = Array(line.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
+        // One write(2) per line (short writes aside), so lines from several threads do not
+        // interleave. A line standard error does not take is dropped: there is nowhere to say so.
+        do {
+            try Array(line.utf8).withUnsafeBytes { try POSIXFile.writeAll(STDERR_FILENO, $0) }
+        } catch {}
     }
 
     /// Local time as `2026-11-26T08:56:10+0000`.
