@@ -201,6 +201,10 @@ bench_header() {
     */release/*) build="release build" ;;
     *) build="build type unknown" ;;
   esac
+  # How the binary was linked, read from the binary itself: whether the Swift runtime is in it
+  # (RELEASE_FLAGS=--static-swift-stdlib) and whether its relocations are packed (DT_RELR).
+  if command -v ldd > /dev/null && ! ldd "$bin" 2>/dev/null | grep -q libswiftCore; then build="$build, Swift runtime linked in"; fi
+  if command -v readelf > /dev/null && readelf -d "$bin" 2>/dev/null | grep -q '(RELR)'; then build="$build, packed relocations"; fi
   echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- Machine: $(nproc) CPUs, ${mem} GiB RAM (free -g), $(uname -sr), scratch filesystem $fstype"
   echo "- Commit: $commit; attach $version ($build, \`$binshown\`${BENCH_BINARY_NOTE:+; $BENCH_BINARY_NOTE})"
