@@ -97,9 +97,14 @@ package enum POSIXFile {
         guard clinux_syncfs(fd) == 0 else { throw SystemError("syncfs") }
     }
 
-    /// Bytes written to a file between two ``startWriteback(_:from:count:)`` calls of a long
-    /// write: about what the disk takes in a few milliseconds.
-    static let writebackStep: Int64 = 8 << 20
+    /// Bytes written to a file of `size` bytes between two ``startWriteback(_:from:count:)``
+    /// calls: an eighth of the file, at least 2 MiB and at most 8 MiB (about what the disk takes
+    /// in a few milliseconds). A 16 MB file starts its writeback every 2 MiB, so little is left
+    /// for its closing flush; a large one in steps of 8 MiB, which keep the disk's queue full
+    /// without a system call every few chunks (BENCHMARKS.md, peer sync).
+    static func writebackStep(forFileOf size: Int64) -> Int64 {
+        min(8 << 20, max(2 << 20, size / 8))
+    }
 
     /// Asks the kernel to start writing `count` bytes of `fd` from `offset` to the disk now,
     /// without waiting (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`), so that the `fsync` or

@@ -178,7 +178,7 @@ public final class BlobDownload: Sendable {
                 // The disk starts on what arrived while the rest is still coming, so the fsync
                 // that ends the download has little left to write.
                 let end = received.withLock { $0 }
-                if end - open.writebackFrom >= POSIXFile.writebackStep {
+                if end - open.writebackFrom >= POSIXFile.writebackStep(forFileOf: expected) {
                     POSIXFile.startWriteback(open.fd, from: open.writebackFrom, count: end - open.writebackFrom)
                     open.writebackFrom = end
                 }
