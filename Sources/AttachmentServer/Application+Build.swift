@@ -25,17 +25,22 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let onRunning = configuration.onServerRunning
     let (headTimeout, writeTimeout) = (TimeAmount(configuration.requestHeadTimeout), TimeAmount(configuration.responseWriteTimeout))
     let connections = BoundedCounter(limit: configuration.maxConnections)
-    let http = HTTPServerBuilder.http1(configuration: .init(
+    let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
             ConnectionLimitHandler(count: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
         ],
-        idleTimeout: TimeAmount(configuration.idleTimeout)))
+        idleTimeout: TimeAmount(configuration.idleTimeout))
+    // Cached thumbnails are answered on the event loop, before the router (EarlyAnswerChannel).
+    let answers = CachedThumbnailAnswers(dependencies)
+    let http = HTTPServerBuilder { responder in
+        EarlyAnswerChannel(base: HTTP1Channel(responder: responder, configuration: http1), answers: answers)
+    }
     return Application(
         router: router,
         server: try configuration.tls.map { try .tls(http, tlsConfiguration: try $0.serverConfiguration()) } ?? http,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
-            serverName: "attach"
+            serverName: CachedThumbnailAnswers.serverName
         ),
         services: [dependencies.peerHTTP.service, StoreDrainService(store: dependencies.store), dependencies.sessions.storage]
             + dependencies.syncServices() + dependencies.storageServices(),

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -13,26 +14,33 @@ struct RequestLogMiddleware: RouterMiddleware {
         let start = clock.now
         var status = 500
         defer {
-            let elapsed = clock.now - start
-            let route = context.endpointPath ?? "unmatched"
-            metrics.recordRequest(route: route, method: request.method.rawValue, status: status, duration: elapsed)
-            // The line's fields are only put together when it will be written.
-            if context.logger.logLevel <= .info {
-                var metadata: Logger.Metadata = [
-                    "http.method": "\(request.method)",
-                    "http.path": "\(request.uri.path)",
-                    "http.route": "\(route)",
-                    "http.status": "\(status)",
-                    "duration_ms": "\(elapsed.nanoseconds / 1_000_000)",
-                    "http.scheme": "\(context.client.scheme)",
-                ]
-                if let address = context.client.address { metadata["client.address"] = "\(address)" }
-                if let proxy = context.client.proxy { metadata["net.proxy"] = "\(proxy)" }
-                context.logger.info("request", metadata: metadata)
-            }
+            Self.record(method: request.method, path: request.uri.path, route: context.endpointPath ?? "unmatched", status: status,
+                        duration: clock.now - start, client: context.client, logger: context.logger, metrics: metrics)
         }
         let response = try await next(request, context)
         status = response.status.code
         return response
+    }
+
+    /// The metrics sample and the log line of one answered request: here for every routed
+    /// request, and from ``CachedThumbnailAnswers`` for those it answers before the router.
+    static func record(
+        method: HTTPRequest.Method, path: String, route: String, status: Int, duration: Duration, client: RequestClient,
+        logger: Logger, metrics: ServerMetrics
+    ) {
+        metrics.recordRequest(route: route, method: method.rawValue, status: status, duration: duration)
+        // The line's fields are only put together when it will be written.
+        guard logger.logLevel <= .info else { return }
+        var metadata: Logger.Metadata = [
+            "http.method": "\(method)",
+            "http.path": "\(path)",
+            "http.route": "\(route)",
+            "http.status": "\(status)",
+            "duration_ms": "\(duration.nanoseconds / 1_000_000)",
+            "http.scheme": "\(client.scheme)",
+        ]
+        if let address = client.address { metadata["client.address"] = "\(address)" }
+        if let proxy = client.proxy { metadata["net.proxy"] = "\(proxy)" }
+        logger.info("request", metadata: metadata)
     }
 }

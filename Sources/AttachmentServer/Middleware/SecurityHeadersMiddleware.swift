@@ -27,11 +27,17 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        if !response.headers.contains(.contentSecurityPolicy) { response.headers.append(Self.policyField) }
-        for field in Self.fixedFields {
-            // Ours replace any a route set; the usual case, none, is an append.
-            if response.headers.contains(field.name) { response.headers[fields: field.name] = [field] } else { response.headers.append(field) }
-        }
+        Self.apply(to: &response.headers)
         return response
+    }
+
+    /// Adds the policy (unless `headers` has one) and the fixed fields, replacing any of
+    /// theirs: what every answer carries, whether a route or ``CachedThumbnailAnswers`` made it.
+    static func apply(to headers: inout HTTPFields) {
+        if !headers.contains(.contentSecurityPolicy) { headers.append(policyField) }
+        for field in fixedFields {
+            // Ours replace any a route set; the usual case, none, is an append.
+            if headers.contains(field.name) { headers[fields: field.name] = [field] } else { headers.append(field) }
+        }
     }
 }

@@ -23,16 +23,16 @@ struct ThumbnailRoute {
         let size = try Self.size(query.get("size"), allowed: dependencies.configuration.thumbnailSizes)
         let version = query.get("v")
         if let version, let cached = dependencies.thumbnailResponses.entry(for: .init(attachment: id, hash: version, size: size)) {
-            return Self.answer(cached.body, mediaType: cached.mediaType, hash: version, size: size, immutable: true, request: request,
-                               metrics: dependencies.metrics, result: "cache_hit")
+            return Self.answer(cached.body, mediaType: cached.mediaType, hash: version, size: size, immutable: true,
+                               ifNoneMatch: request.headers[.ifNoneMatch], metrics: dependencies.metrics, result: "cache_hit")
         }
         let store = dependencies.store
         let attachment = try await store.attachment(id)
         let hash = attachment.blobHash.rawValue
         let immutable = version == hash
         if EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: Self.tag(hash: hash, size: size)) {
-            return Self.answer(nil, mediaType: nil, hash: hash, size: size, immutable: immutable, request: request,
-                               metrics: dependencies.metrics, result: "not_modified")
+            return Self.answer(nil, mediaType: nil, hash: hash, size: size, immutable: immutable,
+                               ifNoneMatch: request.headers[.ifNoneMatch], metrics: dependencies.metrics, result: "not_modified")
         }
         let thumbnail: Thumbnail
         do {
@@ -46,21 +46,23 @@ struct ThumbnailRoute {
             dependencies.thumbnailResponses.insert(
                 .init(body: body, mediaType: thumbnail.mediaType, created: .now), for: .init(attachment: id, hash: hash, size: size))
         }
-        return Self.answer(body, mediaType: thumbnail.mediaType, hash: hash, size: size, immutable: immutable, request: request,
-                           metrics: dependencies.metrics, result: "ok")
+        return Self.answer(body, mediaType: thumbnail.mediaType, hash: hash, size: size, immutable: immutable,
+                           ifNoneMatch: request.headers[.ifNoneMatch], metrics: dependencies.metrics, result: "ok")
     }
 
     /// The strong ETag of the thumbnail of content `hash` at `size`.
     static func tag(hash: String, size: Int) -> String { "\"\(hash)-\(size)\"" }
 
-    /// A 200 with `body`, or a 304 when `body` is `nil` or the client already has this tag.
+    /// A 200 with `body`, or a 304 when `body` is `nil` or the client already has this tag
+    /// (`ifNoneMatch`, the request's `If-None-Match`). Also the answer of
+    /// ``CachedThumbnailAnswers``, which answers cached thumbnails before the router.
     static func answer(
-        _ body: ByteBuffer?, mediaType: String?, hash: String, size: Int, immutable: Bool, request: Request,
+        _ body: ByteBuffer?, mediaType: String?, hash: String, size: Int, immutable: Bool, ifNoneMatch: String?,
         metrics: ServerMetrics, result: String
     ) -> Response {
         let tag = tag(hash: hash, size: size)
         var headers: HTTPFields = [.eTag: tag, .cacheControl: immutable ? "public, max-age=31536000, immutable" : "no-cache"]
-        guard let body, let mediaType, !EntityTag.ifNoneMatch(request.headers[.ifNoneMatch], matches: tag) else {
+        guard let body, let mediaType, !EntityTag.ifNoneMatch(ifNoneMatch, matches: tag) else {
             metrics.recordThumbnail(result: "not_modified")
             return Response(status: .notModified, headers: headers)
         }

@@ -34,7 +34,11 @@ struct RawHTTPConnection {
                 try await outbound.write(ByteBuffer(data: data))
             }, {
                 while true {
-                    if let response = parse(received) { return response }
+                    if let (response, length) = parse(received) {
+                        // The next call reads the next answer (pipelined requests).
+                        received = Data(received.dropFirst(length))
+                        return response
+                    }
                     let next: ByteBuffer?
                     do {
                         next = try await iterator.next()
@@ -43,7 +47,7 @@ struct RawHTTPConnection {
                         // for the client that is a close, after whatever arrived before it.
                         next = nil
                     }
-                    guard let chunk = next else { return parse(received, closed: true) }
+                    guard let chunk = next else { return parse(received, closed: true)?.response }
                     received.append(contentsOf: chunk.readableBytesView)
                 }
             })
@@ -58,8 +62,9 @@ struct RawHTTPConnection {
         return false
     }
 
-    /// The response in `data` once it is complete (by Content-Length, or by close).
-    private static func parse(_ data: Data, closed: Bool = false) -> Response? {
+    /// The first response in `data` once it is complete (by Content-Length, or by close; a 204
+    /// or 304 has no body), and how many bytes of `data` it took.
+    private static func parse(_ data: Data, closed: Bool = false) -> (response: Response, length: Int)? {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { return nil }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ")[1]) else { return nil }
@@ -69,10 +74,12 @@ struct RawHTTPConnection {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let body = data[end.upperBound...]
+        let headLength = end.upperBound - data.startIndex
+        if status == 204 || status == 304 { return (Response(status: status, headers: headers, body: Data()), headLength) }
         if let length = headers["content-length"].flatMap(Int.init) {
-            return body.count >= length ? Response(status: status, headers: headers, body: Data(body.prefix(length))) : nil
+            return body.count >= length ? (Response(status: status, headers: headers, body: Data(body.prefix(length))), headLength + length) : nil
         }
-        return closed ? Response(status: status, headers: headers, body: Data(body)) : nil
+        return closed ? (Response(status: status, headers: headers, body: Data(body)), data.count) : nil
     }
 
     /// `data` as one chunk of a chunked body.

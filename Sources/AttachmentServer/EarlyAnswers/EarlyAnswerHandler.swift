@@ -1,0 +1,59 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers on the event loop the requests ``CachedThumbnailAnswers`` can answer, and hands
+/// every other on to Hummingbird unchanged.
+///
+/// It sits after Hummingbird's connection-state handler (see ``EarlyAnswerChannel``), so that
+/// handler and ``SlowClientHandler`` see every request head and every answer, early or routed:
+/// idle and head timeouts, slow readers and graceful shutdown treat both alike.
+///
+/// Answers leave in request order: a request is answered here only when no earlier request of
+/// the connection is still with the router (HTTP/1.1 pipelining); otherwise it queues behind
+/// them there.
+final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let answers: CachedThumbnailAnswers
+    /// The client's IP address.
+    private let peer: String?
+    /// Requests handed to the router whose answers are not yet fully written.
+    private var routedRequests = 0
+    /// Whether the parts still arriving belong to a request answered here (they are dropped).
+    private var answeredHere = false
+    private var date = HTTPDateText()
+
+    init(answers: CachedThumbnailAnswers, peer: String?) {
+        self.answers = answers
+        self.peer = peer
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            if routedRequests == 0, let answer = answers.answer(to: request, from: peer, date: date.now()) {
+                answeredHere = true
+                context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
+                if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            answeredHere = false
+            routedRequests += 1
+            context.fireChannelRead(data)
+        case .body:
+            if !answeredHere { context.fireChannelRead(data) }
+        case .end:
+            if answeredHere { answeredHere = false } else { context.fireChannelRead(data) }
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { routedRequests = max(0, routedRequests - 1) }
+        context.write(data, promise: promise)
+    }
+}

@@ -1,0 +1,117 @@
+@testable import AttachmentServer
+import AttachmentStore
+import Foundation
+import Testing
+import TestSupport
+
+/// Cached thumbnails answered on the event loop, before the router, against a running server
+/// and a bare client: the same bytes as the router's answer, answers in request order, and
+/// the router's refusals kept for every request that is not plainly allowed.
+@Suite("Early answers on a live server", .timeLimit(.minutes(2)))
+struct EarlyAnswerLiveTests {
+    /// A store with one photo, and its hash-addressed thumbnail URL at `size`.
+    static func photo(_ fixture: ServerFixture, size: Int = 200) async throws -> (note: String, url: String) {
+        let store = try await fixture.store()
+        let note = try await store.createNote(title: "early")
+        let attachment = try await store.addAttachment(to: note.id, fromFile: try Corpus.file("special/baseline.jpg"))
+        return (note.id.rawValue, "/api/attachments/\(attachment.id)/thumbnail?v=\(attachment.blobHash.rawValue)&size=\(size)")
+    }
+
+    static func get(_ target: String, port: Int, _ headers: [String] = []) async throws -> RawHTTPConnection.Response {
+        try #require(try await RawHTTPConnection.with(port: port) { write, read in
+            try await write(LiveServerTests.requestHead("GET", target, headers))
+            return try await read()
+        })
+    }
+
+    static func earlyAnswers(port: Int) async throws -> Int {
+        let metrics = String(decoding: try await get("/metrics", port: port, ["Authorization: Bearer full-secret"]).body, as: UTF8.self)
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("attach_thumbnail_early_answers_total ") }
+        return line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+    }
+
+    /// The headers of an answer that must not differ between the two paths (all but `Date`).
+    static func comparable(_ response: RawHTTPConnection.Response) -> [String: String] {
+        response.headers.filter { $0.key != "date" }
+    }
+
+    @Test("a cached thumbnail answered early carries the router's bytes and headers, for a 200 and a 304")
+    func earlyAnswerIsTheRoutersAnswer() async throws {
+        let fixture = try ServerFixture()
+        let (_, url) = try await Self.photo(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            let routed = try await Self.get(url, port: port)  // renders, then caches
+            #expect(try await Self.earlyAnswers(port: port) == 0)
+            let early = try await Self.get(url, port: port)
+            #expect(try await Self.earlyAnswers(port: port) == 1)
+            #expect(routed.status == 200 && early.status == 200)
+            #expect(early.body == routed.body && !early.body.isEmpty)
+            #expect(Self.comparable(early) == Self.comparable(routed))
+            #expect(early.headers["date"] != nil)
+
+            // A 304: the router answers one before anything is cached (size 400), early after.
+            let url400 = url.replacingOccurrences(of: "size=200", with: "size=400")
+            let tag = "If-None-Match: \"\(url.split(separator: "=")[1].split(separator: "&")[0])-400\""
+            let routed304 = try await Self.get(url400, port: port, [tag])
+            _ = try await Self.get(url400, port: port)  // caches size 400
+            let before = try await Self.earlyAnswers(port: port)
+            let early304 = try await Self.get(url400, port: port, [tag])
+            #expect(try await Self.earlyAnswers(port: port) == before + 1)
+            #expect(routed304.status == 304 && early304.status == 304)
+            #expect(Self.comparable(early304) == Self.comparable(routed304))
+        }
+    }
+
+    @Test("pipelined requests are answered in order when a cached thumbnail follows a routed request")
+    func pipelinedAnswersKeepTheirOrder() async throws {
+        let fixture = try ServerFixture()
+        let (note, url) = try await Self.photo(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            _ = try await Self.get(url, port: port)  // cached from now on
+            let statuses = try await RawHTTPConnection.with(port: port) { write, read in
+                // One write: the thumbnail's head arrives while the router still has the list.
+                try await write(LiveServerTests.requestHead("GET", "/api/notes/\(note)/attachments", [])
+                    + LiveServerTests.requestHead("GET", url, []) + LiveServerTests.requestHead("GET", "/health", [])
+                    + LiveServerTests.requestHead("GET", url, []))
+                var answers: [(Int, String)] = []
+                for _ in 0..<4 {
+                    let response = try #require(try await read())
+                    answers.append((response.status, response.headers["content-type"] ?? ""))
+                }
+                // The connection still serves, early again once the router is done.
+                try await write(LiveServerTests.requestHead("GET", url, []))
+                let last = try #require(try await read())
+                answers.append((last.status, last.headers["content-type"] ?? ""))
+                return answers
+            }
+            #expect(statuses.map(\.0) == [200, 200, 200, 200, 200])
+            #expect(statuses.map(\.1) == ["application/json; charset=utf-8", "image/jpeg", "application/json; charset=utf-8", "image/jpeg", "image/jpeg"],
+                    "answers in request order")
+        }
+    }
+
+    @Test("with a cached thumbnail, a foreign Host is still 421, no or a wrong token 401, a sync token 403; the full token is answered early")
+    func refusalsStayTheRouters() async throws {
+        var fixture = try ServerFixture()
+        fixture.configuration.token = "full-secret"
+        fixture.configuration.syncToken = "sync-secret"
+        let (_, url) = try await Self.photo(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            let bearer = "Authorization: Bearer full-secret"
+            #expect(try await Self.get(url, port: port, [bearer]).status == 200)  // cached from now on
+            let before = try await Self.earlyAnswers(port: port)
+            #expect(try await Self.get(url, port: port).status == 401)
+            #expect(try await Self.get(url, port: port, ["Authorization: Bearer wrong"]).status == 401)
+            #expect(try await Self.get(url, port: port, ["Authorization: Bearer sync-secret"]).status == 403)
+            #expect(try await Self.get(url, port: port, ["Cookie: attach_session=forged"]).status == 401)
+            let foreign = try #require(try await RawHTTPConnection.with(port: port) { write, read in
+                try await write(Data("GET \(url) HTTP/1.1\r\nHost: evil.example\r\n\(bearer)\r\n\r\n".utf8))
+                return try await read()
+            })
+            #expect(foreign.status == 421)
+            #expect(try await Self.earlyAnswers(port: port) == before, "none of these was answered early")
+            #expect(try await Self.get(url, port: port, [bearer]).status == 200)
+            #expect(try await Self.earlyAnswers(port: port) == before + 1)
+        }
+    }
+}
