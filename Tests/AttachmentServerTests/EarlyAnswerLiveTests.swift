@@ -1,6 +1,7 @@
 @testable import AttachmentServer
 import AttachmentStore
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -113,5 +114,56 @@ struct EarlyAnswerLiveTests {
             #expect(try await Self.get(url, port: port, [bearer]).status == 200)
             #expect(try await Self.earlyAnswers(port: port) == before + 1)
         }
+    }
+
+    @Test("a client pipelining cached requests without reading its answers does not pile them up in the server")
+    func unreadAnswersDoNotPileUp() async throws {
+        let fixture = try ServerFixture()
+        let (_, url) = try await Self.photo(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            _ = try await Self.get(url, port: port)  // cached from now on
+            let request = LiveServerTests.requestHead("GET", url, [])
+            let (socket, sent) = try Self.sendWithoutReading(request, times: 30_000, to: port, for: .seconds(3))
+            defer { Glibc.close(socket) }
+            let early = try await Self.earlyAnswers(port: port)
+            try await Task.sleep(for: .seconds(1))
+            let later = try await Self.earlyAnswers(port: port)
+            // Once the connection stops taking writes, the rest go to the router, which reads no
+            // further until each answer is written: the answers made here are about what the
+            // client's socket buffers hold, not one per request sent, and they stop.
+            #expect(sent > 8_000, "the attack sent \(sent) requests")
+            #expect(early < sent / 2, "\(early) of \(sent) unread requests were answered early")
+            #expect(later == early, "the server went on answering a client that reads nothing (\(early), then \(later))")
+            #expect(try await Self.get("/health", port: port).status == 200, "other clients are still served")
+        }
+    }
+
+    /// Sends `request` up to `times` times on a new connection to `127.0.0.1:port` without ever
+    /// reading, for at most `duration`; returns the connection's socket, still open (the caller
+    /// closes it), and how many requests were sent whole.
+    static func sendWithoutReading(_ request: Data, times: Int, to port: Int, for duration: Duration) throws -> (socket: Int32, sent: Int) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socket >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(socket)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+        var all = Data(capacity: request.count * times)
+        for _ in 0..<times { all.append(request) }
+        let deadline = ContinuousClock.now + duration
+        var offset = 0
+        while offset < all.count && ContinuousClock.now < deadline {
+            let written = all.withUnsafeBytes { bytes in Glibc.send(socket, bytes.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { offset += written } else if errno == EAGAIN || errno == EWOULDBLOCK { usleep(10_000) } else { break }
+        }
+        return (socket, offset / request.count)
     }
 }

@@ -11,7 +11,9 @@ import NIOHTTPTypes
 ///
 /// Answers leave in request order: a request is answered here only when no earlier request of
 /// the connection is still with the router (HTTP/1.1 pipelining); otherwise it queues behind
-/// them there.
+/// them there. And only while the connection takes writes: a client that pipelines requests
+/// without reading the answers gets the rest from the router, whose request loop waits for
+/// each answer to be written before it reads on, so its unread answers cannot pile up here.
 final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -35,7 +37,7 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if routedRequests == 0, let answer = answers.answer(to: request, from: peer, date: date.now()) {
+            if routedRequests == 0, context.channel.isWritable, let answer = answers.answer(to: request, from: peer, date: date.now()) {
                 answeredHere = true
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
