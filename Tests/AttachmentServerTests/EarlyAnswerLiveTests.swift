@@ -18,6 +18,19 @@ struct EarlyAnswerLiveTests {
         return (note.id.rawValue, "/api/attachments/\(attachment.id)/thumbnail?v=\(attachment.blobHash.rawValue)&size=\(size)")
     }
 
+    /// Runs `body` against a live server whose store holds one photo, with that photo's
+    /// thumbnail at `url` already asked for once, so that it is cached.
+    static func serveWithCachedThumbnail(
+        _ body: @escaping @Sendable (_ port: Int, _ note: String, _ url: String) async throws -> Void
+    ) async throws {
+        let fixture = try ServerFixture()
+        let (note, url) = try await photo(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            _ = try await get(url, port: port)
+            try await body(port, note, url)
+        }
+    }
+
     static func get(_ target: String, port: Int, _ headers: [String] = []) async throws -> RawHTTPConnection.Response {
         try #require(try await RawHTTPConnection.with(port: port) { write, read in
             try await write(LiveServerTests.requestHead("GET", target, headers))
@@ -65,10 +78,7 @@ struct EarlyAnswerLiveTests {
 
     @Test("pipelined requests are answered in order when a cached thumbnail follows a routed request")
     func pipelinedAnswersKeepTheirOrder() async throws {
-        let fixture = try ServerFixture()
-        let (note, url) = try await Self.photo(fixture)
-        try await LiveServerTests.serve(fixture) { port, _ in
-            _ = try await Self.get(url, port: port)  // cached from now on
+        try await Self.serveWithCachedThumbnail { port, note, url in
             let statuses = try await RawHTTPConnection.with(port: port) { write, read in
                 // One write: the thumbnail's head arrives while the router still has the list.
                 try await write(LiveServerTests.requestHead("GET", "/api/notes/\(note)/attachments", [])
@@ -118,10 +128,7 @@ struct EarlyAnswerLiveTests {
 
     @Test("a client pipelining cached requests without reading its answers does not pile them up in the server")
     func unreadAnswersDoNotPileUp() async throws {
-        let fixture = try ServerFixture()
-        let (_, url) = try await Self.photo(fixture)
-        try await LiveServerTests.serve(fixture) { port, _ in
-            _ = try await Self.get(url, port: port)  // cached from now on
+        try await Self.serveWithCachedThumbnail { port, _, url in
             let request = LiveServerTests.requestHead("GET", url, [])
             let (socket, sent) = try Self.sendWithoutReading(request, times: 30_000, to: port, for: .seconds(3))
             defer { Glibc.close(socket) }

@@ -47,11 +47,12 @@ struct CachedThumbnailAnswers: Sendable {
     let logger: Logger
 
     /// The answer to `request` from a client at `peer` (its IP address), with `date` as its
-    /// `Date`; `nil` when the request is not one this answers (the router then does).
-    func answer(to request: HTTPRequest, from peer: String?, date: String) -> Answer? {
+    /// `Date` (asked for only when there is an answer); `nil` when the request is not one this
+    /// answers (the router then does).
+    func answer(to request: HTTPRequest, from peer: String?, date: @autoclosure () -> String) -> Answer? {
+        guard request.method == .get, let path = request.path, let target = ThumbnailTarget(path) else { return nil }
         let clock = ContinuousClock()
         let start = clock.now
-        guard request.method == .get, let path = request.path, let target = ThumbnailTarget(path) else { return nil }
         let fields = request.headerFields
         guard fields[.cookie] == nil, fields[.connection] == nil, fields[.expect] == nil,
               fields[.contentLength] == nil, fields[.transferEncoding] == nil else { return nil }
@@ -70,7 +71,7 @@ struct CachedThumbnailAnswers: Sendable {
                                              ifNoneMatch: fields[.ifNoneMatch], metrics: metrics, result: "cache_hit")
         var headers = response.headers
         SecurityHeadersMiddleware.apply(to: &headers)
-        headers[.date] = date
+        headers[.date] = date()
         headers[.server] = Self.serverName
         metrics.count("attach_thumbnail_early_answers_total", by: 1)
         var logger = logger
@@ -151,12 +152,5 @@ struct ThumbnailTarget: Equatable {
         }
         guard let version else { return nil }
         return ThumbnailTarget(path: text(0..<(queryStart - 1)), id: text(idStart..<idEnd), version: text(version), size: size.map(text))
-    }
-}
-
-extension UInt8 {
-    /// Whether this byte is an ASCII letter or digit.
-    var isASCIILetterOrDigit: Bool {
-        isASCIIDigit || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
     }
 }

@@ -103,11 +103,6 @@ struct AllowedHosts: Sendable {
     }
 }
 
-extension UInt8 {
-    /// Whether the byte is `0`–`9`.
-    var isASCIIDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
-}
-
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
 }
