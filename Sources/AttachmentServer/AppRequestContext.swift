@@ -18,6 +18,8 @@ public struct AppRequestContext: RequestContext, AuthRequestContext, SessionRequ
     /// Who sent the request, forwarded headers from a trusted proxy believed; set by
     /// ``ForwardedHeadersMiddleware`` before anything else looks at the request.
     package var client: RequestClient
+    /// The connection the request came on (asked whether it can send a ``FileBody``).
+    package let channel: any Channel
 
     /// Creates the context for one request.
     public init(source: ApplicationRequestContextSource) {
@@ -25,6 +27,7 @@ public struct AppRequestContext: RequestContext, AuthRequestContext, SessionRequ
         self.identity = nil
         self.sessions = SessionContext()
         self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
         self.client = .direct(address: source.channel.remoteAddress?.ipAddress, tls: false)
     }
 

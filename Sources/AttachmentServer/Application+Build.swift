@@ -30,10 +30,13 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
             ConnectionLimitHandler(count: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
         ],
         idleTimeout: TimeAmount(configuration.idleTimeout))
-    // Cached thumbnails are answered on the event loop, before the router (EarlyAnswerChannel).
+    // Cached thumbnails are answered on the event loop, before the router, and file bodies
+    // sent with sendfile where the connection is not encrypted (AttachChannel).
     let answers = CachedThumbnailAnswers(dependencies)
+    let sendsFileBodies = configuration.tls == nil
     let http = HTTPServerBuilder { responder in
-        EarlyAnswerChannel(base: HTTP1Channel(responder: responder, configuration: http1), answers: answers)
+        AttachChannel(base: HTTP1Channel(responder: responder, configuration: http1), answers: answers, sendsFileBodies: sendsFileBodies,
+                      metrics: dependencies.metrics)
     }
     return Application(
         router: router,

@@ -5,7 +5,7 @@ import NIOHTTPTypes
 /// Answers on the event loop the requests ``CachedThumbnailAnswers`` can answer, and hands
 /// every other on to Hummingbird unchanged.
 ///
-/// It sits after Hummingbird's connection-state handler (see ``EarlyAnswerChannel``), so that
+/// It sits after Hummingbird's connection-state handler (see ``AttachChannel``), so that
 /// handler and ``SlowClientHandler`` see every request head and every answer, early or routed:
 /// idle and head timeouts, slow readers and graceful shutdown treat both alike.
 ///

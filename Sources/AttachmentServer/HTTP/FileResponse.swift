@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 
 /// The one way a file addressed by its content is answered — an original, or a blob to a peer.
 ///
@@ -8,7 +9,17 @@ import Hummingbird
 ///   and so does any range of an empty file (it has no byte to be outside of; HTTP lets a
 ///   server ignore `Range`).
 /// - `HEAD` answers the headers with no body.
+/// - The bytes go with `sendfile` where the connection can (``FileBody``), else as chunks read
+///   off the cooperative pool.
 enum FileResponse {
+    /// How the bytes of an answer are sent.
+    enum Body {
+        /// Chunks written by Hummingbird (read from the file, or throttled).
+        case stream(ResponseBody)
+        /// A range of a file, sent by the connection's ``FileBodyHandler``.
+        case file(FileBody)
+    }
+
     /// The answer to `request` for a file of `size` bytes with entity tag `tag`.
     /// - Parameters:
     ///   - headers: the route's own headers (caching, disposition, CSP), kept in every answer.
@@ -16,7 +27,7 @@ enum FileResponse {
     ///   - sending: told how many bytes a `GET` is about to be sent (for counters).
     static func answer(
         _ request: Request, tag: String, size: Int64, contentType: String, headers: HTTPFields,
-        body: (ClosedRange<Int64>) async throws -> ResponseBody, sending: ((Int64) -> Void)? = nil
+        body: (ClosedRange<Int64>) async throws -> Body, sending: ((Int64) -> Void)? = nil
     ) async throws -> Response {
         var headers = headers
         headers[.eTag] = tag
@@ -34,12 +45,33 @@ enum FileResponse {
         case .satisfiable(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             if request.method == .get { sending?(bytes.upperBound - bytes.lowerBound + 1) }
-            return Response(status: .partialContent, headers: headers, body: try await body(bytes))
+            return response(.partialContent, headers: headers, range: bytes, body: try await body(bytes))
         case .ignored:
             headers[.contentLength] = String(size)
             guard size > 0, request.method == .get else { return Response(status: .ok, headers: headers) }
             sending?(size)
-            return Response(status: .ok, headers: headers, body: try await body(0...(size - 1)))
+            return response(.ok, headers: headers, range: 0...(size - 1), body: try await body(0...(size - 1)))
+        }
+    }
+
+    /// The bytes `range` of the file at `path`: sent with `sendfile` when the request's
+    /// connection has a ``FileBodyHandler``, else read in chunks by `fileIO`.
+    static func fileBody(path: String, range: ClosedRange<Int64>, context: AppRequestContext, fileIO: FileIO) async throws -> Body {
+        if (try? await context.channel.pipeline.containsHandler(type: FileBodyHandler.self).get()) != nil {
+            return .file(FileBody(path: path, range: range))
+        }
+        return .stream(try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context))
+    }
+
+    private static func response(_ status: HTTPResponse.Status, headers: HTTPFields, range: ClosedRange<Int64>, body: Body) -> Response {
+        switch body {
+        case .stream(let stream):
+            return Response(status: status, headers: headers, body: stream)
+        case .file(let file):
+            var headers = headers
+            headers[.contentLength] = String(range.upperBound - range.lowerBound + 1)
+            headers[FileBody.field] = file.fieldValue
+            return Response(status: status, headers: headers)
         }
     }
 }

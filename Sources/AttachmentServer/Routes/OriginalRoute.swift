@@ -31,7 +31,7 @@ struct OriginalRoute {
         return try await FileResponse.answer(
             request, tag: EntityTag.of(content.hash), size: content.byteCount, contentType: attachment.mediaType, headers: headers
         ) { bytes in
-            try await dependencies.fileIO.loadFile(path: path, range: Int(bytes.lowerBound)...Int(bytes.upperBound), context: context)
+            try await FileResponse.fileBody(path: path, range: bytes, context: context, fileIO: dependencies.fileIO)
         }
     }
 }

@@ -67,11 +67,11 @@ struct SyncRoutes {
     }
 
     /// The bytes, throttled to the configured peer bandwidth if there is one.
-    private func body(path: String, range: ClosedRange<Int64>, context: AppRequestContext) async throws -> ResponseBody {
+    private func body(path: String, range: ClosedRange<Int64>, context: AppRequestContext) async throws -> FileResponse.Body {
         if let rate = dependencies.configuration.peerBandwidth {
-            return ThrottledFileBody.make(path: path, range: range, bytesPerSecond: rate)
+            return .stream(ThrottledFileBody.make(path: path, range: range, bytesPerSecond: rate))
         }
-        return try await dependencies.fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+        return try await FileResponse.fileBody(path: path, range: range, context: context, fileIO: dependencies.fileIO)
     }
 
     /// A query integer in `range`, or `fallback` when absent.

@@ -1,0 +1,50 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOPosix
+
+/// Hummingbird's HTTP/1.1 child channel with this server's own handlers added to each
+/// connection's pipeline:
+/// - an ``EarlyAnswerHandler`` after Hummingbird's connection-state handler, just before the
+///   requests are handed to the router's task (cached thumbnails answered on the event loop);
+/// - a ``FileBodyHandler`` between Hummingbird's codec and NIO's response encoder, unless the
+///   connection is encrypted (`sendsFileBodies` false): originals and blobs sent with
+///   `sendfile`.
+///
+/// Everything else is `base`'s: its codecs, the handlers of ``buildApplication(_:)``
+/// (connection limit, slow clients) and its request loop. TLS wraps this channel as it wraps
+/// any other.
+struct AttachChannel<Base: ServerChildChannel>: ServerChildChannel
+where Base.Value == NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart> {
+    typealias Value = Base.Value
+
+    let base: Base
+    let answers: CachedThumbnailAnswers
+    /// Whether connections get a ``FileBodyHandler`` (false under TLS, which needs the bytes
+    /// in memory to encrypt them).
+    let sendsFileBodies: Bool
+    /// Where file bodies are counted.
+    let metrics: ServerMetrics
+    /// Opens the files of file bodies, on NIO's thread pool.
+    let fileIO = NonBlockingFileIO(threadPool: .singleton)
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let (answers, sendsFileBodies, fileIO, metrics) = (self.answers, self.sendsFileBodies, self.fileIO, self.metrics)
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let state = try operations.handler(type: HTTPConnectionStateHandler.self)
+            try operations.addHandler(EarlyAnswerHandler(answers: answers, peer: channel.remoteAddress?.ipAddress), position: .after(state))
+            if sendsFileBodies {
+                let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
+                try operations.addHandler(FileBodyHandler(fileIO: fileIO, metrics: metrics, logger: logger), position: .before(codec))
+            }
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
