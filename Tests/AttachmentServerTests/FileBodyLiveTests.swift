@@ -98,6 +98,26 @@ struct FileBodyLiveTests {
         }
     }
 
+    @Test("a HEAD, whole or by range, answers the GET's headers with no body", arguments: ["", "Range: bytes=0-9\r\n"])
+    func headSendsNoFileBody(range: String) async throws {
+        let fixture = try ServerFixture()
+        let photo = try await Self.stored(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            let socket = try BareSocket(port: port)
+            socket.send("HEAD /api/attachments/\(photo.id)/original HTTP/1.1\r\nHost: 127.0.0.1\r\n\(range)\r\n"
+                + "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let text = String(decoding: await socket.received(), as: UTF8.self)
+            let answers = text.components(separatedBy: "HTTP/1.1 ")
+            // The HEAD's head, then straight away the next answer: no byte of the file between.
+            #expect(answers.count == 3)
+            #expect(answers.dropFirst().first?.hasSuffix("\r\n\r\n") == true)
+            #expect(answers.dropFirst().first?.lowercased().contains("content-length: \(range.isEmpty ? photo.bytes.count : 10)\r\n") == true)
+            #expect(answers.last?.hasPrefix("200 OK") == true)
+            let sent = try await Self.fileBodyBytes(port: port)
+            #expect(sent == 0)
+        }
+    }
+
     @Test("a blob file cut short on disk ends the connection instead of passing a short body off as the whole")
     func shortFileClosesTheConnection() async throws {
         let fixture = try ServerFixture()

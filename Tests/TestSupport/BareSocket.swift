@@ -52,14 +52,29 @@ public final class BareSocket {
         }
     }
 
+    /// The bytes that arrive until the server closes (or resets) the connection, or `limit`
+    /// bytes, read on a thread of its own as ``drained(limit:)`` is.
+    public func received(limit: Int = 64 << 20) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            let socket = UncheckedSocket(socket: self)
+            Thread.detachNewThread {
+                var bytes: [UInt8] = []
+                _ = socket.socket.drain(limit: limit) { bytes.append(contentsOf: $0) }
+                continuation.resume(returning: bytes)
+            }
+        }
+    }
+
     /// Reads until the server closes (or resets) the connection or `limit` bytes; how many arrived.
-    public func drain(limit: Int = 64 << 20) -> (bytes: Int, closed: Bool) {
+    /// Each read's bytes go to `keep`, when given.
+    public func drain(limit: Int = 64 << 20, keep: ((UnsafeRawBufferPointer) -> Void)? = nil) -> (bytes: Int, closed: Bool) {
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while total < limit {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count == 0 { return (total, true) }
             if count < 0 { return (total, errno == ECONNRESET) }
+            buffer.withUnsafeBytes { keep?(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             total += count
         }
         return (total, false)

@@ -44,13 +44,33 @@ enum FileResponse {
                               message: "the range lies outside the \(size) bytes", headers: [.contentRange: "bytes */\(size)"])
         case .satisfiable(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
-            if request.method == .get { sending?(bytes.upperBound - bytes.lowerBound + 1) }
-            return response(.partialContent, headers: headers, range: bytes, body: try await body(bytes))
+            return try await response(.partialContent, to: request, headers: headers, range: bytes, body: body, sending: sending)
         case .ignored:
-            headers[.contentLength] = String(size)
-            guard size > 0, request.method == .get else { return Response(status: .ok, headers: headers) }
-            sending?(size)
-            return response(.ok, headers: headers, range: 0...(size - 1), body: try await body(0...(size - 1)))
+            guard size > 0 else {
+                headers[.contentLength] = "0"
+                return Response(status: .ok, headers: headers)
+            }
+            return try await response(.ok, to: request, headers: headers, range: 0...(size - 1), body: body, sending: sending)
+        }
+    }
+
+    /// The answer with the bytes `range`: its length in `Content-Length`, and the bytes
+    /// themselves only for a `GET` (a `HEAD` asks for the headers alone, so no file is opened).
+    private static func response(
+        _ status: HTTPResponse.Status, to request: Request, headers: HTTPFields, range: ClosedRange<Int64>,
+        body: (ClosedRange<Int64>) async throws -> Body, sending: ((Int64) -> Void)?
+    ) async throws -> Response {
+        var headers = headers
+        let count = range.upperBound - range.lowerBound + 1
+        headers[.contentLength] = String(count)
+        guard request.method == .get else { return Response(status: status, headers: headers) }
+        sending?(count)
+        switch try await body(range) {
+        case .stream(let stream):
+            return Response(status: status, headers: headers, body: stream)
+        case .file(let file):
+            headers[FileBody.field] = file.fieldValue
+            return Response(status: status, headers: headers)
         }
     }
 
@@ -61,17 +81,5 @@ enum FileResponse {
             return .file(FileBody(path: path, range: range))
         }
         return .stream(try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context))
-    }
-
-    private static func response(_ status: HTTPResponse.Status, headers: HTTPFields, range: ClosedRange<Int64>, body: Body) -> Response {
-        switch body {
-        case .stream(let stream):
-            return Response(status: status, headers: headers, body: stream)
-        case .file(let file):
-            var headers = headers
-            headers[.contentLength] = String(range.upperBound - range.lowerBound + 1)
-            headers[FileBody.field] = file.fieldValue
-            return Response(status: status, headers: headers)
-        }
     }
 }
