@@ -169,7 +169,7 @@ upload_mb=$(awk -v n="$uploaded" -v b="$(stat -c %s "$large")" 'BEGIN { printf "
 verdict_notes=$(awk -v p="$busy_p99" 'BEGIN { print (p < 50 ? "met" : "missed") }')
 verdict_thumb=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.7 ? "met" : "missed") }')
 m_record=$(median "${record_rps[@]}")
-verdict_record=$(awk -v r="$m_record" 'BEGIN { if (r >= 25000) print "met"; else printf "missed by %.1f×", 25000 / r }')
+verdict_record=$(awk -v r="$m_record" 'BEGIN { if (r >= 25000) print "met"; else printf "missed by %.0f %%", (25000 - r) / 250 }')
 
 # --- the report ---------------------------------------------------------------------------------
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo uncommitted)
@@ -224,7 +224,7 @@ section=$(
   echo
   rate_table "nginx, static file (ceiling)" nginx_rps nginx_p99 "attach serve, \`GET /api/attachments/ID\`" record_rps record_p99
   echo
-  echo "Target $verdict_record ($m_record requests/s). Where the time goes: each request hands the catalog read to one of the store's catalog-read threads (one per core) and back, two thread wake-ups, on two cores that also run wrk's two threads, NIO's event loops and Swift's cooperative pool (the micro-benchmarks' catalog read is about 30 µs at the median, of which a few are SQLite). The JSON is written straight into bytes (\`JSONText\`, the same text as \`JSONEncoder\`), where Foundation's encoder had taken about 15 % of the CPU time (\`perf record\`); with the per-request savings of the thumbnail section, alternating 6 s \`wrk\` runs went from 23.9k to 27.6k requests/s. GRDB's own async read, used before, hopped through more queues (15.1k requests/s against 22.5k); a single read thread was faster still but would hold every read up behind a long one."
+  echo "Target $verdict_record ($m_record requests/s). Where the time goes: each request hands the catalog read to one of the store's catalog-read threads (one per core) and back, two thread wake-ups, on two cores that also run wrk's two threads, NIO's event loops and Swift's cooperative pool (the micro-benchmarks' catalog read is about 30 µs at the median, of which a few are SQLite). The JSON is written straight into bytes (\`JSONText\`, the same text as \`JSONEncoder\`), where Foundation's encoder had taken about 15 % of the CPU time (\`perf record\`); with the per-request savings of the thumbnail section, alternating 6 s \`wrk\` runs went from 23.9k to 27.6k requests/s. GRDB's own async read, used before, hopped through more queues (15.1k requests/s against 22.5k); a single read thread was faster still but would hold every read up behind a long one. \`perf record -g\` of the server under this load (2026-11-26): the kernel about 25 % (of it about 12 % switching and waking threads), Swift's reference counting about 15 %, generic metadata looked up at run time about 5 %, SQLite 3 %. What would close it: answering from memory without the hop to a read thread, which needs to know of every change to the record, including those another process commits to the same SQLite file (an \`attach import\` beside the server); SQLite tells a connection that (\`PRAGMA data_version\`), so asking is the same hop."
   echo '<!-- server:end -->'
 )
 
