@@ -1,7 +1,5 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
-import NIOCore
 
 /// A response body that is a range of a file on disk, sent by the connection's
 /// ``FileBodyHandler`` straight from the page cache to the socket (`sendfile`), without the
