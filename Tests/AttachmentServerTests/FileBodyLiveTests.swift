@@ -118,6 +118,47 @@ struct FileBodyLiveTests {
         }
     }
 
+    @Test("a download slower than the idle timeout and the request-head deadline is not cut: the answer ends when its last byte leaves")
+    func slowDownloadOutlastsTheTimeouts() async throws {
+        var fixture = try ServerFixture()
+        fixture.configuration.idleTimeout = .seconds(1)
+        fixture.configuration.requestHeadTimeout = .seconds(1)
+        let photo = try await Self.stored(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            let socket = try BareSocket(port: port)
+            socket.send("GET /api/attachments/\(photo.id)/original HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            // About 3 s for 16 MB: 256 KiB at most every 50 ms.
+            let (fd, size) = (socket.fd, photo.bytes.count)
+            let received = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    var total = 0
+                    var buffer = [UInt8](repeating: 0, count: 256 << 10)
+                    while total <= size {
+                        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                        if count <= 0 { break }
+                        total += count
+                        usleep(50_000)
+                    }
+                    continuation.resume(returning: total)
+                }
+            }
+            withExtendedLifetime(socket) {}
+            #expect(received > photo.bytes.count, "\(received) bytes arrived of a \(photo.bytes.count)-byte body and its head")
+        }
+    }
+
+    @Test("a Connection: close answer sends its whole file before the connection closes")
+    func closingAnswerSendsTheWholeFile() async throws {
+        let fixture = try ServerFixture()
+        let photo = try await Self.stored(fixture)
+        try await LiveServerTests.serve(fixture) { port, _ in
+            for _ in 0..<5 {
+                let response = try await Self.get("/api/attachments/\(photo.id)/original", port: port, ["Connection: close"])
+                #expect(response?.body == photo.bytes)
+            }
+        }
+    }
+
     @Test("a blob file cut short on disk ends the connection instead of passing a short body off as the whole")
     func shortFileClosesTheConnection() async throws {
         let fixture = try ServerFixture()

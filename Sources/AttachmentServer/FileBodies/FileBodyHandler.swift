@@ -9,13 +9,13 @@ import NIOPosix
 /// It sits between Hummingbird's HTTP/1 codec and NIO's response encoder (added by
 /// ``AttachChannel``, never under TLS), where a body may be a `FileRegion`. For a head that
 /// carries ``FileBody/field`` it takes the field out, passes the head on, opens the file on
-/// NIO's thread pool (never on the event loop) and then writes the range as the body. Every
-/// write that comes after that head (the answer's end, the answers to pipelined requests) is
-/// held until the body is on its way, so answers leave in order. The file is closed when the
-/// kernel has sent the range or the connection failed. When the file cannot be opened, or is
-/// shorter than its head promised, the connection is closed: the head is out, and a client
-/// must not take a short body for a whole one. The bytes sent this way are counted in
-/// `attach_file_body_bytes_total`.
+/// NIO's thread pool (never on the event loop) and then writes the range as the body. When the
+/// range has been sent, or has failed, it tells ``FileBodyGate`` at the top of the pipeline,
+/// which holds everything written after that head until then, so nothing else reaches this
+/// handler in between. The file is closed when the kernel has sent the range or the connection
+/// failed. When the file cannot be opened, or is shorter than its head promised, the
+/// connection is closed: the head is out, and a client must not take a short body for a whole
+/// one. The bytes sent this way are counted in `attach_file_body_bytes_total`.
 final class FileBodyHandler: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
@@ -40,10 +40,6 @@ final class FileBodyHandler: ChannelOutboundHandler, RemovableChannelHandler {
     private let fileIO: NonBlockingFileIO
     private let metrics: ServerMetrics
     private let logger: Logger
-    /// While a file is being opened: the writes that came after its head, in order.
-    private var held: [(data: NIOAny, promise: EventLoopPromise<Void>?)]?
-    /// Whether a flush was asked for while writes were held.
-    private var flushHeld = false
     private var removed = false
 
     /// A handler that opens files with `fileIO`, counts the bytes it sends in `metrics` and logs
@@ -59,17 +55,12 @@ final class FileBodyHandler: ChannelOutboundHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if held != nil {
-            held?.append((data, promise))
-            return
-        }
         guard case .head(var head) = unwrapOutboundIn(data), let value = head.headers.first(name: FileBody.field.rawName) else {
             context.write(data, promise: promise)
             return
         }
         head.headers.remove(name: FileBody.field.rawName)
         context.write(wrapOutboundOut(.head(head)), promise: promise)
-        held = []
         guard let body = FileBody(fieldValue: value) else {
             failed(Failure.unreadableField(value), context: context)
             return
@@ -77,11 +68,6 @@ final class FileBodyHandler: ChannelOutboundHandler, RemovableChannelHandler {
         fileIO.openFile(_deprecatedPath: body.path, eventLoop: context.eventLoop).assumeIsolated().whenComplete { result in
             self.opened(result, body: body, context: context)
         }
-    }
-
-    func flush(context: ChannelHandlerContext) {
-        if held != nil { flushHeld = true }
-        context.flush()
     }
 
     private func opened(_ result: Result<(NIOFileHandle, FileRegion), any Error>, body: FileBody, context: ChannelHandlerContext) {
@@ -97,33 +83,22 @@ final class FileBodyHandler: ChannelOutboundHandler, RemovableChannelHandler {
             let region = FileRegion(fileHandle: handle, readerIndex: Int(body.range.lowerBound), endIndex: Int(body.range.upperBound) + 1)
             let sent = context.eventLoop.makePromise(of: Void.self)
             let (metrics, count) = (self.metrics, Int64(region.readableBytes))
-            sent.futureResult.whenComplete { result in
+            sent.futureResult.assumeIsolated().whenComplete { result in
                 try? handle.close()
                 if case .success = result { metrics.count("attach_file_body_bytes_total", by: count) }
+                if !self.removed { context.fireUserInboundEventTriggered(FileBodyGate.Sent()) }
             }
-            context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: sent)
-            release(context: context)
+            context.writeAndFlush(wrapOutboundOut(.body(.fileRegion(region))), promise: sent)
         case .failure(let error):
             failed(error, context: context)
         }
     }
 
-    /// Passes the held writes on, in order (one of them may start the next file).
-    private func release(context: ChannelHandlerContext) {
-        let writes = held ?? []
-        let flush = flushHeld
-        (held, flushHeld) = (nil, false)
-        for write in writes { self.write(context: context, data: write.data, promise: write.promise) }
-        if flush { self.flush(context: context) }
-    }
-
-    /// Fails the held writes and closes the connection.
+    /// Closes the connection, and lets the gate go (its writes then fail on the closed channel).
     private func failed(_ error: any Error, context: ChannelHandlerContext) {
-        let writes = held ?? []
-        (held, flushHeld) = (nil, false)
-        for write in writes { write.promise?.fail(error) }
         guard !removed else { return }
         logger.error("could not send a file body; closing the connection", metadata: ["error": "\(error)"])
         context.close(promise: nil)
+        context.fireUserInboundEventTriggered(FileBodyGate.Sent())
     }
 }

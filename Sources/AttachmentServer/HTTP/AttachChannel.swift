@@ -9,9 +9,10 @@ import NIOPosix
 /// connection's pipeline:
 /// - an ``EarlyAnswerHandler`` after Hummingbird's connection-state handler, just before the
 ///   requests are handed to the router's task (cached thumbnails answered on the event loop);
-/// - a ``FileBodyHandler`` between Hummingbird's codec and NIO's response encoder, unless the
-///   connection is encrypted (`sendsFileBodies` false): originals and blobs sent with
-///   `sendfile`.
+/// - a ``FileBodyHandler`` between Hummingbird's codec and NIO's response encoder, and a
+///   ``FileBodyGate`` above the early answers, unless the connection is encrypted
+///   (`sendsFileBodies` false): originals and blobs sent with `sendfile`, the answers after one
+///   held until it has been sent.
 ///
 /// Everything else is `base`'s: its codecs, the handlers of ``buildApplication(_:)``
 /// (connection limit, slow clients) and its request loop. TLS wraps this channel as it wraps
@@ -35,10 +36,12 @@ where Base.Value == NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart> {
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let state = try operations.handler(type: HTTPConnectionStateHandler.self)
-            try operations.addHandler(EarlyAnswerHandler(answers: answers, peer: channel.remoteAddress?.ipAddress), position: .after(state))
+            let early = EarlyAnswerHandler(answers: answers, peer: channel.remoteAddress?.ipAddress)
+            try operations.addHandler(early, position: .after(state))
             if sendsFileBodies {
                 let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
                 try operations.addHandler(FileBodyHandler(fileIO: fileIO, metrics: metrics, logger: logger), position: .before(codec))
+                try operations.addHandler(FileBodyGate(), position: .after(early))
             }
             return value
         }
