@@ -37,9 +37,10 @@ final class CatalogConnections: Sendable {
     /// - Throws: ``SQLDatabaseError`` when the TLS settings cannot be loaded.
     init(url: CatalogURL, capacity: Int, logger: Logger) throws {
         let tls = try Self.tlsConfiguration(url.tls)
+        let prefers = url.tls == .prefer
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-            tls: tls.map { .require($0) } ?? .disable)
+            tls: tls.map { prefers ? .prefer($0) : .require($0) } ?? .disable)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = [("search_path", url.schema)]
         configuration.options.minimumConnections = 0
@@ -53,7 +54,8 @@ final class CatalogConnections: Sendable {
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: try tls.map { configuration in
                 do {
-                    return .require(try NIOSSLContext(configuration: configuration))
+                    let context = try NIOSSLContext(configuration: configuration)
+                    return prefers ? .prefer(context) : .require(context)
                 } catch {
                     throw SQLDatabaseError(.other, "cannot set up TLS for PostgreSQL: \(error)")
                 }
@@ -143,17 +145,18 @@ final class CatalogConnections: Sendable {
         }
     }
 
-    /// The TLS settings for `mode`, `nil` for none.
+    /// The TLS settings for `mode`, `nil` for none. `prefer` and `require` check no certificate
+    /// (as libpq); `verify-ca` checks the chain, `verify-full` the chain and the host name.
     /// - Throws: ``SQLDatabaseError`` when the root certificate file cannot be read.
     static func tlsConfiguration(_ mode: CatalogURL.TLSMode) throws -> TLSConfiguration? {
         var tls = TLSConfiguration.makeClientConfiguration()
         switch mode {
         case .disable:
             return nil
-        case .require:
+        case .prefer, .require:
             tls.certificateVerification = .none
-        case .verifyFull(let file):
-            tls.certificateVerification = .fullVerification
+        case .verifyCA(let file), .verifyFull(let file):
+            tls.certificateVerification = mode == .verifyCA(rootCertificate: file) ? .noHostnameVerification : .fullVerification
             if let file {
                 do {
                     tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))

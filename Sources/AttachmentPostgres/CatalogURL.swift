@@ -2,15 +2,23 @@ import CatalogSQL
 import Foundation
 
 /// Where a PostgreSQL catalog lives and how to reach it: parsed from
-/// `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME][&sslmode=MODE][&sslrootcert=FILE]`.
+/// `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME][&sslmode=MODE][&sslrootcert=FILE]`,
+/// `MODE` being libpq's `disable`, `prefer` (the default), `require`, `verify-ca` or `verify-full`.
 struct CatalogURL: Sendable, Equatable {
     /// How the connection is protected, as libpq's `sslmode` names it.
     enum TLSMode: Sendable, Equatable {
-        /// Plain TCP (`disable`, the default: a loopback or private network).
+        /// Plain TCP (`disable`: a loopback or private network).
         case disable
+        /// TLS when the server offers it, plain TCP when it does not; the certificate is not
+        /// checked (`prefer`, the default, as in libpq): safe from eavesdroppers wherever the
+        /// server has TLS, not from an active man in the middle.
+        case prefer
         /// TLS, the server's certificate not checked (`require`): safe from eavesdroppers, not
         /// from an active man in the middle.
         case require
+        /// TLS with the server's certificate checked against `rootCertificate` (a PEM file, or
+        /// the system's roots when `nil`), but not its name (`verify-ca`).
+        case verifyCA(rootCertificate: String?)
         /// TLS with the server's certificate checked against `rootCertificate` (a PEM file, or
         /// the system's roots when `nil`) and its name against the host (`verify-full`).
         case verifyFull(rootCertificate: String?)
@@ -23,8 +31,9 @@ struct CatalogURL: Sendable, Equatable {
     var database: String
     /// The PostgreSQL schema holding the catalog's tables: `public` unless `?schema=` names one.
     var schema: String
-    /// TLS, from `sslmode` (and `sslrootcert` for `verify-full`).
-    var tls: TLSMode = .disable
+    /// TLS, from `sslmode` (and `sslrootcert` for `verify-ca` and `verify-full`); `prefer`
+    /// when the URL names none.
+    var tls: TLSMode = .prefer
 
     /// Parses `text`; `postgresql://` is accepted too, user and password may be percent-encoded,
     /// the port defaults to 5432.
@@ -32,7 +41,7 @@ struct CatalogURL: Sendable, Equatable {
     init(_ text: String) throws {
         func invalid(_ reason: String) -> SQLDatabaseError {
             SQLDatabaseError(.other, "invalid PostgreSQL URL (\(reason)); expected "
-                             + "postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME][&sslmode=disable|require|verify-full][&sslrootcert=FILE]")
+                             + "postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME][&sslmode=\(Self.sslModes.joined(separator: "|"))][&sslrootcert=FILE]")
         }
         guard let components = URLComponents(string: text) else { throw invalid("not a URL") }
         guard components.scheme == "postgres" || components.scheme == "postgresql" else { throw invalid("scheme is not postgres") }
@@ -44,7 +53,7 @@ struct CatalogURL: Sendable, Equatable {
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else { throw invalid("no database") }
         var schema = "public"
-        var sslMode = "disable"
+        var sslMode = "prefer"
         var rootCertificate: String?
         for item in components.queryItems ?? [] {
             switch item.name {
@@ -54,8 +63,8 @@ struct CatalogURL: Sendable, Equatable {
                 }
                 schema = value
             case "sslmode":
-                guard let value = item.value, ["disable", "require", "verify-full"].contains(value) else {
-                    throw invalid("sslmode must be disable, require or verify-full")
+                guard let value = item.value, Self.sslModes.contains(value) else {
+                    throw invalid("sslmode must be disable, prefer, require, verify-ca or verify-full")
                 }
                 sslMode = value
             case "sslrootcert":
@@ -71,13 +80,21 @@ struct CatalogURL: Sendable, Equatable {
         self.port = components.port ?? 5432
         self.database = database
         self.schema = schema
-        guard rootCertificate == nil || sslMode == "verify-full" else { throw invalid("sslrootcert needs sslmode=verify-full") }
+        guard rootCertificate == nil || sslMode.hasPrefix("verify-") else {
+            throw invalid("sslrootcert needs sslmode=verify-ca or verify-full")
+        }
         switch sslMode {
+        case "disable": tls = .disable
         case "require": tls = .require
+        case "verify-ca": tls = .verifyCA(rootCertificate: rootCertificate)
         case "verify-full": tls = .verifyFull(rootCertificate: rootCertificate)
-        default: tls = .disable
+        default: tls = .prefer
         }
     }
+
+    /// The `sslmode` values understood: libpq's, but `allow` (plain first, TLS only when the
+    /// server insists), which postgres-nio cannot do.
+    static let sslModes = ["disable", "prefer", "require", "verify-ca", "verify-full"]
 
     /// Schema names are used unquoted in SQL (as `search_path` and in `CREATE SCHEMA`), so only
     /// names that need no quoting are allowed.

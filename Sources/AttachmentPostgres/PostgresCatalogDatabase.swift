@@ -52,7 +52,8 @@ import PostgresNIO
 ///   08xxx, 57P01–57P03, 53300 → `.unavailable`; 23xxx → `.constraint`; 53100 → `.full`;
 ///   others → `.other` with PostgreSQL's message and SQLSTATE. A `COMMIT` that fails with
 ///   `.unavailable` may or may not have committed.
-/// - **TLS** as the URL's `sslmode` says (`require`, `verify-full` with `sslrootcert`).
+/// - **TLS** as the URL's `sslmode` says: `prefer` by default (TLS where the server offers it),
+///   `disable`, `require`, `verify-ca` or `verify-full` (with `sslrootcert`).
 public final class PostgresCatalogDatabase: SQLDatabase {
     /// Always ``SQLDialect/postgres``.
     public var dialect: SQLDialect { .postgres }
@@ -135,6 +136,8 @@ public final class PostgresCatalogDatabase: SQLDatabase {
             let applied = Set(appliedIDs)
             var applying: [String] = []
             for migration in PostgresCatalogSchema.migrations where !applied.contains(migration.id) {
+                // Rows a shared migration must not apply over fail it here, before its statements.
+                try SharedCatalogMigrations.all.first { $0.id == migration.id }?.refuseDamage(in: transaction, .postgres)
                 for statement in migration.statements { try transaction.execute(statement) }
                 try transaction.execute("INSERT INTO schemaMigration (id) VALUES (?)", [.text(migration.id)])
                 applying.append(migration.id)

@@ -24,10 +24,10 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let router = buildRouter(dependencies)
     let onRunning = configuration.onServerRunning
     let (headTimeout, writeTimeout) = (TimeAmount(configuration.requestHeadTimeout), TimeAmount(configuration.responseWriteTimeout))
-    let connections = BoundedCounter(limit: configuration.maxConnections)
+    let connections = dependencies.connections
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [
-            ConnectionLimitHandler(count: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
+            ConnectionLimitHandler(table: connections), SlowClientHandler(headTimeout: headTimeout, writeTimeout: writeTimeout),
         ],
         idleTimeout: TimeAmount(configuration.idleTimeout))
     // Cached thumbnails are answered on the event loop, before the router, and file bodies
@@ -36,7 +36,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let sendsFileBodies = configuration.tls == nil
     let http = HTTPServerBuilder { responder in
         AttachChannel(base: HTTP1Channel(responder: responder, configuration: http1), answers: answers, sendsFileBodies: sendsFileBodies,
-                      metrics: dependencies.metrics)
+                      metrics: dependencies.metrics, connections: connections)
     }
     return Application(
         router: router,
@@ -71,26 +71,30 @@ extension ServerDependencies {
         storeConfiguration.catalogDatabase = configuration.catalogDatabase
         storeConfiguration.peerLimits.maxBlobBytes = configuration.maxUploadBytes
         storeConfiguration.peerLimits.maxClockSkew = configuration.maxClockSkew
-        let peers = configuration.peers.map { Peer(url: $0, token: configuration.peerToken) }
+        storeConfiguration.partialDownloads = configuration.partialDownloads
+        let peers = configuration.peerList
         let peerHTTP = try PeerHTTPClient.trusting(certificateAuthorityFile: configuration.peerCertificateAuthority)
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, http: peerHTTP.http, logger: configuration.logger)
         storeConfiguration.remoteBlobSource = fetcher
         let store = try await AttachmentStore.create(at: configuration.storeDirectory, configuration: storeConfiguration)
         if let update = configuration.storageBudgetUpdate { try await store.setStorageBudget(update(try await store.storageBudget())) }
+        let trustedProxies = try TrustedProxies(parsing: configuration.trustedProxies)
         return ServerDependencies(
             store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
             thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher, uploadSlots: UploadSlots(limit: configuration.maxConcurrentUploads),
-            trustedProxies: try TrustedProxies(parsing: configuration.trustedProxies),
+            trustedProxies: trustedProxies,
             sessions: LoginSessions(lifetime: configuration.sessionLifetime,
                                     secureCookie: configuration.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https"),
-            peerHTTP: peerHTTP
+            peerHTTP: peerHTTP,
+            connections: ConnectionTable(limit: configuration.maxConnections, perClientLimit: configuration.maxConnectionsPerClient,
+                                         exempt: trustedProxies, metrics: metrics, logger: configuration.logger)
         )
     }
 
     /// The continuous sync with the configured peers, when there are any.
     func syncServices() -> [any Service] {
         guard let fetcher, !configuration.peers.isEmpty else { return [] }
-        var sync = PeerSyncService.Configuration(peers: configuration.peers.map { Peer(url: $0, token: configuration.peerToken) })
+        var sync = PeerSyncService.Configuration(peers: configuration.peerList)
         sync.interval = configuration.syncInterval
         sync.fetchMode = configuration.fetchMode
         return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, http: peerHTTP.http,
@@ -130,6 +134,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     router.add(middleware: dependencies.sessions.middleware)
     router.add(middleware: BearerAuthenticator(tokens: tokens))
     router.add(middleware: dependencies.sessions.authenticator)
+    router.add(middleware: AuthenticatedConnectionMiddleware(connections: dependencies.connections, tokens: tokens))
     let routeTable = RouteTable()
     router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
 

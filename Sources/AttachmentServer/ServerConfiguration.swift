@@ -75,9 +75,14 @@ public struct ServerConfiguration: Sendable {
     /// The stretch of waiting for an upload's bytes over which ``minimumUploadRate`` is averaged,
     /// so a link that pauses now and then is not cut. Default 30 s.
     public var uploadRateWindow: Duration = .seconds(30)
-    /// The most connections held open at once; a connection beyond is closed as it arrives.
-    /// Default 512.
+    /// The most connections held open at once. At the limit a new connection takes the place of
+    /// an idle one (one that never passed the credentials check first); when every connection
+    /// is busy, it is closed as it arrives. Default 512.
     public var maxConnections = 512
+    /// The most connections one client address (the connection's own peer) holds at once; one
+    /// more is closed as it arrives. Connections from a ``trustedProxies`` address are not
+    /// limited as one client. Default 64.
+    public var maxConnectionsPerClient = 64
     /// The most uploads (and data replacements) received at once; one more is answered 503
     /// `too_many_uploads` with `Retry-After`. Default 16.
     public var maxConcurrentUploads = 16
@@ -90,8 +95,17 @@ public struct ServerConfiguration: Sendable {
     public var logger = Logger(label: "attach-serve")
     /// Peers to pull records from continuously (and fetch bytes from when asked). Default none.
     public var peers: [URL] = []
-    /// The token the peers' sync endpoints want, if any.
+    /// Each peer's own token, by its URL (as in ``peers``): sent to that peer only. A peer not
+    /// named here gets no token (or ``peerToken`` when it is the only peer).
+    public var peerTokens: [URL: String] = [:]
+    /// The token of the one peer, when exactly one is configured (`--peer-token`). Refused
+    /// with more than one peer: one peer must never receive a credential meant for another.
     public var peerToken: String?
+
+    /// The configured peers, each with its own token.
+    public var peerList: [Peer] {
+        peers.map { Peer(url: $0, token: peerTokens[$0] ?? (peers.count == 1 ? peerToken : nil)) }
+    }
     /// Time between sync rounds with a peer that answers. Default 5 s.
     public var syncInterval: Duration = .seconds(5)
     /// The most bytes per second `/blobs/...` sends to one peer; `nil` for no limit (default).
@@ -104,8 +118,12 @@ public struct ServerConfiguration: Sendable {
     /// A change to the storage budget recorded in the store's settings, applied at start
     /// (`nil`, the default, keeps the store's own).
     public var storageBudgetUpdate: (@Sendable (StorageBudget) -> StorageBudget)?
-    /// How often the storage budget is enforced. Default 30 s.
+    /// How often the storage budget is enforced (and stale files of `tmp/` expired). Default 30 s.
     public var budgetInterval: Duration = .seconds(30)
+    /// How much of `tmp/` partial peer downloads may take (per peer and in all) and how long a
+    /// dead file there is kept. Default `PartialDownloadLimits()`: 1 GiB and 32 files in all,
+    /// 256 MiB and 8 files per peer, 10 minutes.
+    public var partialDownloads = PartialDownloadLimits()
     /// Re-hash stored blobs in the background at most this many bytes per second; `nil` (the
     /// default) for no background scrub.
     public var scrubRate: Int64?
@@ -116,8 +134,8 @@ public struct ServerConfiguration: Sendable {
     public init() {}
 
     /// Checks the configuration before anything binds.
-    /// - Throws: ``ServerConfiguration/Problem`` when a non-loopback address has no token,
-    ///   or a number is out of range.
+    /// - Throws: ``ServerConfiguration/Problem`` when a non-loopback address has no token or
+    ///   one shorter than ``minimumPublicTokenBytes``, or a number is out of range.
     public func validate() throws(Problem) {
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
         guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
@@ -138,9 +156,16 @@ public struct ServerConfiguration: Sendable {
         guard sessionLifetime > .zero else { throw .invalidDuration(name: "session lifetime") }
         guard maxClockSkew > .zero else { throw .invalidDuration(name: "maximum clock skew") }
         if let peerBandwidth, peerBandwidth <= 0 { throw .invalidPeerBandwidth(peerBandwidth) }
+        if peerToken != nil && peers.count > 1 { throw .peerTokenForManyPeers(peers.count) }
+        for (url, token) in peerTokens {
+            guard peers.contains(url) else { throw .tokenForUnknownPeer(url.absoluteString) }
+            guard !token.isEmpty else { throw .emptyToken }
+        }
+        if let peerToken, peerToken.isEmpty { throw .emptyToken }
         if let scrubRate, scrubRate <= 0 { throw .invalidLimit(name: "scrub rate", Int(clamping: scrubRate)) }
         guard budgetInterval > .zero else { throw .invalidDuration(name: "budget interval") }
         guard maxConnections > 0 else { throw .invalidLimit(name: "connection limit", maxConnections) }
+        guard maxConnectionsPerClient > 0 else { throw .invalidLimit(name: "per-client connection limit", maxConnectionsPerClient) }
         guard maxConcurrentUploads > 0 else { throw .invalidLimit(name: "concurrent upload limit", maxConcurrentUploads) }
         for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),
                                  ("upload rate window", uploadRateWindow), ("response write timeout", responseWriteTimeout)]
@@ -148,9 +173,20 @@ public struct ServerConfiguration: Sendable {
             throw .invalidDuration(name: name)
         }
         if let minimumUploadRate, minimumUploadRate <= 0 { throw .invalidUploadRate(minimumUploadRate) }
-        if token == nil && !Self.isLoopback(host) { throw .tokenRequired(host: host) }
+        if !Self.isLoopback(host) {
+            guard let token else { throw .tokenRequired(host: host) }
+            for (option, secret) in [("--token", token), ("--sync-token", syncToken)] {
+                if let secret, secret.utf8.count < Self.minimumPublicTokenBytes {
+                    throw .tokenTooShort(host: host, option: option, bytes: secret.utf8.count)
+                }
+            }
+        }
         if let tls { _ = try tls.serverConfiguration() }
     }
+
+    /// The fewest bytes a token (``token``, ``syncToken``) may have when the server listens
+    /// beyond loopback: 16, so that guessing it at the rate `/login` allows takes forever.
+    public static let minimumPublicTokenBytes = 16
 
     /// Whether `host` only accepts connections from this machine.
     public static func isLoopback(_ host: String) -> Bool {
@@ -175,6 +211,9 @@ public struct ServerConfiguration: Sendable {
     public enum Problem: Error, Equatable, CustomStringConvertible {
         /// Binding beyond loopback without a token would let anyone on the network write.
         case tokenRequired(host: String)
+        /// Binding beyond loopback with a token (`option`) of only `bytes` bytes, which a
+        /// network could guess.
+        case tokenTooShort(host: String, option: String, bytes: Int)
         /// `--token ""` or `--sync-token ""`.
         case emptyToken
         /// A sync token on a server without a full token, which would be open anyway.
@@ -191,6 +230,10 @@ public struct ServerConfiguration: Sendable {
         case invalidUploadLimit(Int64)
         /// The peer bandwidth cap is not positive.
         case invalidPeerBandwidth(Int64)
+        /// One ``ServerConfiguration/peerToken`` with more than one peer: it would reach peers it is not meant for.
+        case peerTokenForManyPeers(Int)
+        /// A token in ``ServerConfiguration/peerTokens`` for a URL that is not one of the peers.
+        case tokenForUnknownPeer(String)
         /// A timeout or window is zero or negative.
         case invalidDuration(name: String)
         /// A TLS certificate or key file cannot be read or does not parse.
@@ -208,6 +251,9 @@ public struct ServerConfiguration: Sendable {
             case .tokenRequired(let host):
                 return "refusing to listen on \(host) without a token: anyone who can reach it could change the store; "
                     + "pass --token SECRET (clients send `Authorization: Bearer SECRET`, browsers log in at /login) or bind 127.0.0.1"
+            case .tokenTooShort(let host, let option, let bytes):
+                return "refusing to listen on \(host) with a \(bytes)-byte \(option): anyone who can reach it could guess it; "
+                    + "give at least \(ServerConfiguration.minimumPublicTokenBytes) random bytes (for example `openssl rand -hex 16`) or bind 127.0.0.1"
             case .emptyToken:
                 return "the token is empty; pass a non-empty --token (or --sync-token) or leave it out"
             case .syncTokenWithoutToken:
@@ -224,6 +270,11 @@ public struct ServerConfiguration: Sendable {
                 return "upload limit \(limit) must be a positive number of bytes"
             case .invalidPeerBandwidth(let rate):
                 return "peer bandwidth \(rate) must be a positive number of bytes per second"
+            case .peerTokenForManyPeers(let count):
+                return "--peer-token is for one peer, and \(count) are named: every peer would receive it; give each peer its own "
+                    + "token with --peer-token-file URL=FILE (repeatable) or --peers-file FILE"
+            case .tokenForUnknownPeer(let url):
+                return "a peer token is given for \(url), which is not one of the peers; name it with --peer \(url) or fix the URL"
             case .unreadableTLSFile(let path, let reason):
                 return "cannot use \(path) for TLS: \(reason); give a PEM certificate chain with --tls-cert and its PEM key with --tls-key"
             case .invalidTrustedProxy(let entry):

@@ -24,6 +24,8 @@ struct ServerDependencies: Sendable {
     let syncCounters = SyncCounters()
     /// What continuous sync has seen of each peer (rounds, refused changes, failures).
     let syncLedger = PeerSyncLedger()
+    /// Wrong tokens at `/login` by client address, and the waits they earn.
+    let loginAttempts = LoginAttempts()
 
     /// The tokens the server accepts.
     var tokens: AccessTokens { AccessTokens(full: configuration.token, syncRead: configuration.syncToken) }
@@ -37,4 +39,6 @@ struct ServerDependencies: Sendable {
     let sessions: LoginSessions
     /// The HTTP client for peers (trusting `--peer-ca` when given).
     let peerHTTP: PeerHTTPClient
+    /// The open connections, by client address (limits, shedding, who authenticated).
+    let connections: ConnectionTable
 }

@@ -15,7 +15,7 @@ extension ServerError {
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
     /// | `catalogUnavailable` (PostgreSQL down or restarting) | 503 | `catalog_unavailable` |
     /// | `upload` | 404, 410, 409, 423, 413, 460, 400 | see the `ResumableUploadError` initialiser |
-    /// | `blobMissing`, `hashMismatch`, `catalogDamaged`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
+    /// | `blobMissing`, `hashMismatch`, `catalogDamaged`, `damagedCatalogRow`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
     public init(_ error: AttachmentStore.Error) {
         switch error {
         case .noteNotFound(let id):
@@ -39,7 +39,7 @@ extension ServerError {
             self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "storage_failed", message: "the store's disk is full, nothing was stored: \(cause)")
         case .writeFailed(_, let cause):
             self.init(.internalServerError, code: "storage_failed", message: "the store could not write, nothing was stored: \(cause)")
-        case .blobMissing, .hashMismatch, .catalogDamaged:
+        case .blobMissing, .hashMismatch, .catalogDamaged, .damagedCatalogRow:
             self.init(.internalServerError, code: "store_damaged",
                       message: "the stored bytes are damaged or missing; run `attach verify`")
         case .objectStore(let failure):

@@ -9,18 +9,23 @@ extension AttachmentStore {
     /// - Parameters:
     ///   - note: the note that gets the attachment.
     ///   - url: the file to copy; it must be a regular file (or a link to one).
-    ///   - filename: the name to show; defaults to the file's own name.
+    ///   - filename: the name to show; defaults to the file's own name (mended by
+    ///     ``RecordRules/filename(fromFileSystem:)``). A name given is kept to its last `/` part
+    ///     and must keep ``RecordRules``.
     ///   - metadata: any string pairs to keep with the attachment.
     ///   - progress: called from a background thread with the bytes copied so far.
-    /// - Throws: ``Error/noteNotFound(_:)``, ``Error/sourceUnreadable(path:cause:)``,
+    /// - Throws: ``Error/invalidArgument(_:)`` for a given name that breaks ``RecordRules`` (before
+    ///   any byte is read), ``Error/noteNotFound(_:)``, ``Error/sourceUnreadable(path:cause:)``,
     ///   ``Error/sourceNotAFile(path:)``, ``Error/writeFailed(path:cause:)``. On any error the
     ///   store is left as it was.
     public func addAttachment(
         to note: NoteID, fromFile url: URL, filename: String? = nil, metadata: [String: String] = [:],
         progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> Attachment {
+        let name = try filename.map { name throws(Error) in try RecordRules.filename(given: name) }
+            ?? RecordRules.filename(fromFileSystem: url.lastPathComponent)
         let blob = try await ingest(.file(url, progress: progress))
-        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename ?? url.lastPathComponent, metadata: metadata))
+        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: name, metadata: metadata))
     }
 
     /// Adds bytes already in memory to the end of a note's attachments.
@@ -28,8 +33,9 @@ extension AttachmentStore {
     public func addAttachment(
         to note: NoteID, data: Data, filename: String, metadata: [String: String] = [:]
     ) async throws -> Attachment {
+        let name = try RecordRules.filename(given: filename)
         let blob = try await ingest(.data(data))
-        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename, metadata: metadata))
+        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: name, metadata: metadata))
     }
 
     /// Adds bytes that arrive as an asynchronous sequence of chunks (an upload, a pipe).
@@ -40,8 +46,9 @@ extension AttachmentStore {
     public func addAttachment<Bytes: AsyncSequence>(
         to note: NoteID, bytes: Bytes, filename: String, metadata: [String: String] = [:]
     ) async throws -> Attachment where Bytes.Element: DataProtocol {
+        let name = try RecordRules.filename(given: filename)
         let blob = try await ingest(bytes: bytes)
-        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: filename, metadata: metadata))
+        return prefetchingThumbnail(try await insertAttachment(blob, note: note, filename: name, metadata: metadata))
     }
 
     /// Adds an ingested blob at the end of `note` as a new attachment (with identifier `id`, when
@@ -57,33 +64,36 @@ extension AttachmentStore {
         }
     }
 
-    /// Inserts the row of a new attachment of `blob` (already installed) at `position` of `note`.
-    /// Call inside a catalog write transaction.
+    /// Inserts the row of a new attachment of `blob` (already installed) at `position` of `note`,
+    /// named `filename` (already checked against ``RecordRules``). Call inside a catalog write
+    /// transaction.
     func insertRecord(for blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID,
                       position: Int, in db: any SQLTransaction) throws -> Attachment {
         let now = Date()
         let record = AttachmentRecord(
             id: id.rawValue, noteId: note.rawValue, position: position,
             blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
-            filename: Self.displayName(filename), width: blob.image?.width, height: blob.image?.height,
+            filename: filename, width: blob.image?.width, height: blob.image?.height,
             orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now,
             clock: clock.tick().rawValue
         )
         try record.insert(db)
-        return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
+        return try AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
     }
 
     /// Replaces an attachment's bytes with the file at `url`; its id, note, position and metadata
     /// stay. The old blob becomes garbage for `gc` unless something else references it.
     /// - Throws: ``Error/attachmentNotFound(_:)`` and the errors of adding.
     public func replaceAttachmentData(_ id: AttachmentID, fromFile url: URL) async throws -> Attachment {
-        try await replace(id, with: try await ingest(.file(url, progress: nil)), filename: url.lastPathComponent)
+        let name = RecordRules.filename(fromFileSystem: url.lastPathComponent)
+        return try await replace(id, with: try await ingest(.file(url, progress: nil)), filename: name)
     }
 
-    /// Replaces an attachment's bytes with `data`.
+    /// Replaces an attachment's bytes with `data`, and its name with `filename` when one is given.
     /// - Throws: ``Error/attachmentNotFound(_:)`` and the errors of adding.
     public func replaceAttachmentData(_ id: AttachmentID, data: Data, filename: String? = nil) async throws -> Attachment {
-        try await replace(id, with: try await ingest(.data(data)), filename: filename)
+        let name = try filename.map { name throws(Error) in try RecordRules.filename(given: name) }
+        return try await replace(id, with: try await ingest(.data(data)), filename: name)
     }
 
     /// Replaces an attachment's bytes with an asynchronous sequence of chunks.
@@ -91,7 +101,8 @@ extension AttachmentStore {
     public func replaceAttachmentData<Bytes: AsyncSequence>(
         _ id: AttachmentID, bytes: Bytes, filename: String? = nil
     ) async throws -> Attachment where Bytes.Element: DataProtocol {
-        try await replace(id, with: try await ingest(bytes: bytes), filename: filename)
+        let name = try filename.map { name throws(Error) in try RecordRules.filename(given: name) }
+        return try await replace(id, with: try await ingest(bytes: bytes), filename: name)
     }
 
     private func replace(_ id: AttachmentID, with blob: IngestedBlob, filename: String?) async throws -> Attachment {
@@ -105,11 +116,11 @@ extension AttachmentStore {
             record.width = blob.image?.width
             record.height = blob.image?.height
             record.orientation = blob.image?.orientation
-            if let filename { record.filename = Self.displayName(filename) }
+            if let filename { record.filename = filename }
             record.updatedAt = Date()
             record.clock = self.clock.tick().rawValue
             try record.update(db)
-            return AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
+            return try AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
         })
     }
 
@@ -154,7 +165,7 @@ extension AttachmentStore {
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id.rawValue)]).first else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
-            return row.value
+            return try row.value
         }
         return try await withTransfersInFlight([found])[0]
     }
@@ -164,7 +175,7 @@ extension AttachmentStore {
     public func attachments(of note: NoteID) async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
-            return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]).map(\.value)
+            return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]).map { try $0.value }
         })
     }
 
@@ -177,7 +188,7 @@ extension AttachmentStore {
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             return try AttachmentRow.fetchAll(
                 db, where: "attachment.noteId = ? AND attachment.position > ?",
-                arguments: [.text(note.rawValue), .integer(Int64(position ?? -1))], limit: max(0, limit)).map(\.value)
+                arguments: [.text(note.rawValue), .integer(Int64(position ?? -1))], limit: max(0, limit)).map { try $0.value }
         })
     }
 
@@ -193,7 +204,7 @@ extension AttachmentStore {
 
     /// Every attachment in the store, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
-        try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.fetchAll(db).map(\.value) })
+        try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.fetchAll(db).map { try $0.value } })
     }
 
     /// Every attachment whose bytes are in `state`, grouped by note and in order within each note.
@@ -205,12 +216,5 @@ extension AttachmentStore {
     /// - Throws: ``Error/attachmentNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
     public func resolveAttachmentID(_ text: String) async throws -> AttachmentID {
         AttachmentID(rawValue: try await resolve(text, table: "attachment", notFound: Error.attachmentNotFound))
-    }
-
-    /// A file name safe to show and to offer as a download name: no folders, no control characters.
-    static func displayName(_ filename: String) -> String {
-        let last = filename.split(separator: "/").last.map(String.init) ?? ""
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
-        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "attachment" : String(cleaned.prefix(255))
     }
 }

@@ -37,8 +37,15 @@ extension AttachmentStore {
     /// ``backup(to:progress:)`` wrote), hard-linking its originals when both are on one
     /// filesystem. The new store keeps the backed-up store's identity (its peer id): it is that
     /// store again, not a new peer.
+    ///
+    /// The backup is not trusted: before anything is written, every blob hash in its catalog
+    /// must be 64 lowercase hexadecimal digits and no part of the way to an original it holds
+    /// may be a symbolic link, so a crafted backup can neither name a path outside the new
+    /// store nor slip a file from elsewhere into it.
     /// - Throws: ``Error/storeNotFound(path:)`` or ``Error/notAStore(path:reason:)`` for the
-    ///   backup; ``Error/invalidArgument(_:)`` when `directory` is not missing or empty.
+    ///   backup (also when its blobs folder holds a link); ``Error/damagedCatalogRow(_:)`` or
+    ///   ``Error/catalogDamaged(_:)`` for a malformed hash in its catalog;
+    ///   ``Error/invalidArgument(_:)`` when `directory` is not missing or empty.
     public static func restore(from backup: URL, to directory: URL, progress: (@Sendable (BackupProgress) -> Void)? = nil) async throws -> BackupReport {
         let target = StoreLayout(directory: directory)
         try await BlockingPool.run { () throws in
@@ -46,7 +53,22 @@ extension AttachmentStore {
             guard entries.isEmpty else { throw Error.invalidArgument("\(target.root) is not empty; restore into a new or empty folder") }
         }
         let store = try await open(at: backup)
+        try await store.refuseDamagedBackup()
         return try await store.backup(to: directory, progress: progress)
+    }
+
+    /// Checks this store, a backup about to be restored, before the restore writes anything:
+    /// every blob hash its catalog holds, and the way to each original it keeps as a file.
+    /// - Throws: ``Error/damagedCatalogRow(_:)``, ``Error/notAStore(path:reason:)`` naming a link.
+    private func refuseDamagedBackup() async throws {
+        try await catalog.refuseMalformedBlobHashes()
+        guard backend.placement == .files else { return }
+        let present = try await catalog.read { db in try BlobRecord.all(in: .present, in: db) }
+        let hashes = try present.map { record throws(Error) in try record.validatedHash }
+        let blobs = self.blobs
+        if let problem = try await BlockingPool.run({ hashes.lazy.compactMap(blobs.linkOnTheWay).first }) {
+            throw Error.notAStore(path: layout.root, reason: problem)
+        }
     }
 
     /// Checks that `target` may receive a backup of the store at `source`, and creates its folders.
@@ -87,7 +109,7 @@ extension AttachmentStore {
                 let (catalogBytes, removed) = try await Self.writingBackup(target) { () throws -> (Int64, Int) in
                     let catalogBytes = try snapshot.finish(placingFiles: placingFiles)
                     try Self.replaceCatalog(of: target, with: snapshotPath)
-                    return (catalogBytes, try Self.removeUnreferenced(in: backupBlobs, keeping: Set(snapshot.blobs.map(\.hash))))
+                    return (catalogBytes, try Self.removeUnreferenced(in: backupBlobs, keeping: Set(snapshot.blobs.map(\.hash.rawValue))))
                 }
                 report.catalogBytes = catalogBytes
                 report.removedBlobs = removed
@@ -140,7 +162,7 @@ extension AttachmentStore {
 
     /// Puts one original in the backup, from wherever this store keeps it.
     private func place(_ original: BackupSnapshot.Original, into backupBlobs: BlobStore) async throws -> BackupBlobCopy.Outcome {
-        try await backend.copy(BlobHash(trusted: original.hash), byteCount: original.byteCount, into: backupBlobs)
+        try await backend.copy(original.hash, byteCount: original.byteCount, into: backupBlobs)
     }
 
     /// Runs `body` on the blocking pool, reporting a failed system call or SQLite error as
@@ -179,7 +201,7 @@ extension AttachmentStore {
 struct BackupSnapshot {
     /// One original the snapshot references and the backup must hold.
     struct Original: Sendable {
-        var hash: String
+        var hash: BlobHash
         var byteCount: Int64
     }
 
@@ -191,16 +213,21 @@ struct BackupSnapshot {
     let blobs: [Original]
 
     /// Reads what the snapshot at `path` references. Blocks.
+    /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` when any blob hash in it is
+    ///   malformed, before any original is placed.
     static func read(_ path: String) throws -> BackupSnapshot {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try queue.read { db in
             let transaction = GRDBTransaction(db: db)
+            if let malformed = try BlobHashColumns.malformed(in: transaction, .sqlite, limit: 1).first {
+                throw AttachmentStore.Error.damagedCatalogRow(malformed)
+            }
             let placement = try StoreSetting.value("blobPlacement", in: transaction)
             let unreferenced = Set(try BlobRecord.unreferenced(in: transaction).map(\.hash))
             let originals = placement == BlobPlacement.catalog.rawValue ? [] : try BlobRecord.all(in: .present, in: transaction)
                 .filter { !unreferenced.contains($0.hash) }
-                .map { Original(hash: $0.hash, byteCount: $0.byteCount) }
+                .map { Original(hash: try $0.validatedHash, byteCount: $0.byteCount) }
             return BackupSnapshot(
                 path: path,
                 notes: Int(try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0),

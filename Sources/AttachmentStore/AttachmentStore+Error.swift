@@ -40,6 +40,10 @@ extension AttachmentStore {
         /// read correctly; it was refused before anything was changed. The message names both
         /// releases.
         case catalogFromNewerRelease(SQLDatabaseError)
+        /// A catalog row holds a blob hash that is not 64 lowercase hexadecimal digits (a
+        /// tampered catalog or backup): the operation refused it before it became a path, and
+        /// nothing was changed. `attach verify` lists every such row.
+        case damagedCatalogRow(BlobHashColumns.Malformed)
         /// An argument was out of range or malformed.
         case invalidArgument(String)
         /// The attachment is not an image the store can read, so it has no thumbnail.
@@ -91,6 +95,8 @@ extension AttachmentStore {
                 return "the catalog database cannot be reached (\(cause.message)); nothing was changed, try again when it is back"
             case .catalogFromNewerRelease(let cause):
                 return cause.message
+            case .damagedCatalogRow(let damage):
+                return "the catalog is damaged: \(damage); nothing was done with it"
             case .invalidArgument(let message):
                 return message
             case .notAnImage(let id):

@@ -1,8 +1,5 @@
 import Foundation
 import CatalogSQL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension AttachmentStore {
     /// Removes blobs nothing references, blob files the catalog does not know (left by a crash),
@@ -16,9 +13,13 @@ extension AttachmentStore {
     /// - Parameters:
     ///   - grace: how old garbage must be before it goes (default one hour; `.zero` for now).
     ///   - dryRun: report what would go, remove nothing.
+    /// - Throws: ``Error/damagedCatalogRow(_:)`` before removing anything when a catalog row's
+    ///   blob hash is malformed (`verify` lists them all).
     public func collectGarbage(olderThan grace: Duration = .seconds(3600), dryRun: Bool = false) async throws -> GarbageReport {
         let cutoff = Date().addingTimeInterval(-TimeInterval(grace.components.seconds) - TimeInterval(grace.components.attoseconds) / 1e18)
         var report = GarbageReport(dryRun: dryRun)
+        // A catalog row whose hash is not a hash (a tampered catalog) stops gc before it removes anything.
+        try await catalog.refuseMalformedBlobHashes()
         try await collectTemporaryFiles(before: cutoff, into: &report)
         try await collectExpiredUploads(into: &report)
         let removedRows = try await collectUnreferencedBlobs(before: cutoff, into: &report)
@@ -35,29 +36,23 @@ extension AttachmentStore {
     /// writer from the moment it has its name, so an unlocked one is dead at once.
     static let creatingTemporaryFileGrace: TimeInterval = 60
 
-    private func collectTemporaryFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
+    /// Removes the dead files of `tmp/` (``DeadTemporaryFile``: no writer holds them) last
+    /// changed before `cutoff`, counting them into `report`.
+    func collectTemporaryFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
         let directory = layout.temporaryPath
         let dryRun = report.dryRun
         let creatingCutoff = min(cutoff, Date().addingTimeInterval(-Self.creatingTemporaryFileGrace))
         let (count, bytes, kept) = try await BlockingPool.run { () -> (Int, Int64, Int) in
             var (count, bytes, kept) = (0, Int64(0), 0)
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-                let path = directory + "/" + name
-                let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                guard fd >= 0 else { continue }
-                defer { close(fd) }
-                // A live ingest holds an exclusive lock on its file: leave it alone. And a file
-                // no longer at `path` once locked (removed, or replaced by a new one, since the
-                // open) is not the one to remove.
-                guard flock(fd, LOCK_EX | LOCK_NB) == 0, POSIXFile.isStillNamed(fd, path) else { continue }
-                var info = stat()
-                guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-                let modified = BlobFileScan.modificationDate(info)
+                // A live writer holds a lock on its file: leave it alone.
+                guard let file = DeadTemporaryFile(directory + "/" + name) else { continue }
                 let creating = name.hasSuffix(POSIXFile.unlockedCreationSuffix)
-                guard modified < (creating ? creatingCutoff : cutoff) else { kept += 1; continue }
-                if !dryRun { try POSIXFile.remove(path) }
+                guard file.modified < (creating ? creatingCutoff : cutoff) else { kept += 1; continue }
+                let size = file.bytes
+                if !dryRun { try file.remove() }
                 count += 1
-                bytes += Int64(info.st_size)
+                bytes += size
             }
             return (count, bytes, kept)
         }
@@ -74,9 +69,10 @@ extension AttachmentStore {
         let quarantine = layout.quarantinePath
         let (removed, bytes, kept) = try await catalog.write { db -> (Set<BlobHash>, Int64, Int) in
             var (removed, bytes, kept) = (Set<BlobHash>(), Int64(0), 0)
-            for record in try BlobRecord.unreferenced(in: db) {
-                let hash = BlobHash(trusted: record.hash)
-                let facts = backend.garbageFacts(of: record)
+            // Every hash is checked before anything is removed: a malformed one refuses the whole run.
+            let unreferenced = try BlobRecord.unreferenced(in: db).map { record throws(Error) in (record, try record.validatedHash) }
+            for (record, hash) in unreferenced {
+                let facts = backend.garbageFacts(of: record, hash: hash)
                 if facts.age >= cutoff && !facts.collectNow { kept += 1; continue }
                 if !dryRun {
                     try backend.remove(hash)

@@ -24,7 +24,7 @@ extension AttachmentStore {
     public func image(forKey key: String) async throws -> Data? {
         if let cached = imageCache.value(forKey: key) { return cached }
         guard let entry = try await catalog.read({ db in try ImageEntryRecord.fetch(key, in: db) }) else { return nil }
-        let hash = BlobHash(trusted: entry.blobHash)
+        let hash = try entry.validatedHash
         let path = try await backend.localFile(for: hash)
         let data = try await BlockingPool.run {
             guard let data = FileManager.default.contents(atPath: path) else { throw Error.blobMissing(hash) }
@@ -43,10 +43,10 @@ extension AttachmentStore {
         let backend = self.backend
         let orphaned = try await catalog.write { db -> BlobHash? in
             guard let entry = try ImageEntryRecord.fetch(key, in: db) else { return nil }
+            let hash = try entry.validatedHash
             try ImageEntryRecord.delete(key, in: db)
             guard try !BlobRecord.isReferenced(entry.blobHash, in: db) else { return nil }
             // Inside the write transaction, so no ingest can start referencing it meanwhile.
-            let hash = BlobHash(trusted: entry.blobHash)
             try backend.remove(hash)
             try BlobRecord.delete(entry.blobHash, in: db)
             return hash

@@ -7,7 +7,10 @@ extension AttachmentStore {
     /// ```swift
     /// let note = try await store.createNote(title: "Garden", body: "Spring 2026")
     /// ```
+    /// - Throws: ``Error/invalidArgument(_:)`` naming the field when the title or body breaks
+    ///   ``RecordRules`` (a line break in the title, more than 4 KiB of title or 1 MiB of body).
     public func createNote(title: String, body: String = "") async throws -> Note {
+        try Self.check(title: title, body: body)
         let now = Date()
         let note = Note(id: .make(), title: title, body: body, createdAt: now, updatedAt: now)
         var record = NoteRecord(note)
@@ -17,9 +20,11 @@ extension AttachmentStore {
     }
 
     /// Changes a note's title and/or body; `nil` leaves a field as it is.
-    /// - Throws: ``Error/noteNotFound(_:)``.
+    /// - Throws: ``Error/invalidArgument(_:)`` when a field given breaks ``RecordRules``;
+    ///   ``Error/noteNotFound(_:)``.
     public func updateNote(_ id: NoteID, title: String? = nil, body: String? = nil) async throws -> Note {
-        try await catalog.write(locking: [.note(id)]) { db in
+        try Self.check(title: title, body: body)
+        return try await catalog.write(locking: [.note(id)]) { db in
             guard var record = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             if let title { record.title = title }
             if let body { record.body = body }
@@ -92,6 +97,13 @@ extension AttachmentStore {
         case 0: throw notFound(text)
         case 1: return matches[0]
         default: throw Error.ambiguousIdentifier(prefix: text, matches: matches)
+        }
+    }
+
+    /// Refuses a title or body (those given) that breaks ``RecordRules``, before anything is written.
+    private static func check(title: String?, body: String?) throws(Error) {
+        if let problem = title.flatMap(RecordRules.problem(title:)) ?? body.flatMap(RecordRules.problem(body:)) {
+            throw .invalidArgument(problem)
         }
     }
 }

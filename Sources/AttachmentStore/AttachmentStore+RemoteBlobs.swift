@@ -48,12 +48,6 @@ public struct BlobSample: Sendable, Equatable {
 }
 
 extension AttachmentStore {
-    /// Starts (or resumes) receiving the bytes of a remote blob.
-    /// - Throws: ``Error/writeFailed(path:cause:)`` when another download of it is running.
-    package func blobDownload(for hash: BlobHash, byteCount: Int64) async throws -> BlobDownload {
-        try await BlockingPool.run { try BlobDownload(store: self, hash: hash, expectedSize: byteCount) }
-    }
-
     /// Whether the bytes of `hash` are here.
     package func hasBlob(_ hash: BlobHash) async throws -> Bool {
         try await catalog.read { db in
@@ -94,6 +88,7 @@ extension AttachmentStore {
             return wasDamaged
         }
         if repaired { await releaseQuarantined(blob.staged.hash) }
+        await dropPeerThumbnails(of: blob.staged.hash)
     }
 
     /// Fetches the bytes of a remote attachment through the configured source, or explains

@@ -14,26 +14,28 @@ extension AttachmentStore {
     /// `filename`, when its last byte arrives.
     /// - Parameters:
     ///   - note: the note the finished file is added to; it must exist now.
-    ///   - filename: the attachment's name (reduced to a safe display name, as for every attachment).
+    ///   - filename: the attachment's name: its last `/` part, which must keep ``RecordRules``.
     ///   - length: the whole file's size in bytes, more than zero.
     ///   - metadata: kept with the upload and given back as it was; keys other than the ones the
     ///     caller uses to name the note and file can be kept as the attachment's metadata.
     ///   - attachmentMetadata: the metadata the attachment gets when the upload finishes
     ///     (none by default).
     ///   - lifetime: how long the upload is kept after it last received bytes.
-    /// - Throws: ``Error/noteNotFound(_:)``; ``Error/upload(_:)`` with
+    /// - Throws: ``Error/invalidArgument(_:)`` for a file name that breaks ``RecordRules``;
+    ///   ``Error/noteNotFound(_:)``; ``Error/upload(_:)`` with
     ///   ``ResumableUploadError/invalidLength(_:)``; ``Error/writeFailed(path:cause:)``.
     public func createUpload(
         for note: NoteID, filename: String, length: Int64, metadata: [String: String] = [:],
         attachmentMetadata: [String: String] = [:], lifetime: Duration = defaultUploadLifetime
     ) async throws -> ResumableUpload {
         guard length > 0 else { throw Error.upload(.invalidLength(length)) }
+        let filename = try RecordRules.filename(given: filename)
         guard try await catalog.read({ db in try NoteRecord.exists(note.rawValue, in: db) }) else {
             throw Error.noteNotFound(note.rawValue)
         }
         let id = UploadID.make()
         let info = UploadFolder.Info(
-            note: note.rawValue, filename: Self.displayName(filename), length: length, metadata: metadata,
+            note: note.rawValue, filename: filename, length: length, metadata: metadata,
             attachmentMetadata: attachmentMetadata, createdAt: Date(),
             lifetimeSeconds: Double(lifetime.components.seconds), attachment: AttachmentID.make().rawValue)
         try await onUploadFolder { folder in try folder.create(id, info: info) }

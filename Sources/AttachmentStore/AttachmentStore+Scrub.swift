@@ -28,7 +28,7 @@ extension AttachmentStore {
                 report.passFinished = true
                 break
             }
-            let hash = BlobHash(trusted: record.hash)
+            let hash = try record.validatedHash
             let finding = try await inspect(record, hash: hash)
             report.blobsChecked += 1
             report.bytesChecked += record.byteCount
@@ -62,8 +62,9 @@ extension AttachmentStore {
     /// Offers every quarantined blob for repair again (a peer may hold it now).
     private func repairQuarantined(into report: inout ScrubReport) async throws {
         let damaged = try await catalog.read { db in try BlobRecord.all(in: .damaged, in: db) }
-        for record in damaged {
-            try await repair(BlobHash(trusted: record.hash), byteCount: record.byteCount, into: &report)
+        // Every hash is checked before the first repair: a malformed one refuses the whole scrub.
+        for (hash, byteCount) in try damaged.map({ record throws(Error) in (try record.validatedHash, record.byteCount) }) {
+            try await repair(hash, byteCount: byteCount, into: &report)
         }
     }
 

@@ -41,7 +41,9 @@ extension AttachmentStore {
     /// crash between them leaves a spare file, never a record without bytes, and an upload of
     /// the same bytes meanwhile wins). Local copies of object-store originals and thumbnails are
     /// derived, and are simply removed, least recently read first. Anything read within
-    /// ``Configuration/evictionGrace`` is spared.
+    /// ``Configuration/evictionGrace`` is spared. Partial peer downloads in `tmp/` count too:
+    /// the leftovers of cut transfers are removed, oldest first, until they fit in the room
+    /// the originals leave (downloads under way were admitted within the budget).
     public func enforceStorageBudget() async throws -> EvictionReport {
         let budget = try await storageBudget()
         var report = EvictionReport()
@@ -55,14 +57,20 @@ extension AttachmentStore {
             report.localBytesBefore = trimmed.left + trimmed.bytes
             report.localBytesAfter = trimmed.left
         }
+        if let limit = budget.maxLocalBytes {
+            let trimmed = try await trimPartialDownloads(to: limit - report.localBytesAfter)
+            (report.partialsRemoved, report.partialBytesRemoved) = (trimmed.files, trimmed.bytes)
+        }
+        report.partialBytes = await partialDownloadBytes()
         if let limit = budget.maxThumbnailCacheBytes {
             let trimmed = try await trim(thumbnails.disk.root, to: limit, grace: grace)
             (report.thumbnailsRemoved, report.thumbnailBytesRemoved) = (trimmed.files, trimmed.bytes)
         }
-        if report.originalsEvicted + report.localCopiesRemoved + report.thumbnailsRemoved > 0 {
+        if report.originalsEvicted + report.localCopiesRemoved + report.thumbnailsRemoved + report.partialsRemoved > 0 {
             configuration.logger.info("storage budget enforced", metadata: [
                 "originals.evicted": "\(report.originalsEvicted)", "bytes.evicted": "\(report.bytesEvicted)",
                 "copies.removed": "\(report.localCopiesRemoved)", "thumbnails.removed": "\(report.thumbnailsRemoved)",
+                "partials.removed": "\(report.partialsRemoved)",
                 "local.bytes": "\(report.localBytesAfter)",
             ])
         }
@@ -88,15 +96,16 @@ extension AttachmentStore {
         defer { report.localBytesAfter = local }
         guard local > limit else { return }
         let blobs = self.blobs
+        // Every hash is checked before anything is evicted: a malformed one refuses the eviction.
+        let hashes = try present.map { record throws(Error) in (record, try record.validatedHash) }
         let byLastRead = try await BlockingPool.run {
-            present.map { ($0, LeastRecentlyRead.lastRead(blobs.path(for: BlobHash(trusted: $0.hash))) ?? .distantPast) }
-                .sorted { $0.1 < $1.1 }
+            hashes.map { ($0.0, $0.1, LeastRecentlyRead.lastRead(blobs.path(for: $0.1)) ?? .distantPast) }
+                .sorted { $0.2 < $1.2 }
         }
         let spared = Date().addingTimeInterval(-grace)
-        for (record, lastRead) in byLastRead where local > limit {
+        for (record, hash, lastRead) in byLastRead where local > limit {
             try Task.checkCancellation()
             guard lastRead < spared else { report.recentlyReadKept += 1; continue }
-            let hash = BlobHash(trusted: record.hash)
             let path = blobs.path(for: hash)
             guard let sample = try? await BlockingPool.run({ try BlobSample.random(ofFileAt: path, byteCount: record.byteCount) }),
                   let holder = await configuration.remoteBlobSource?.holder(of: hash, byteCount: record.byteCount, sample: sample) else {
@@ -137,8 +146,9 @@ extension AttachmentStore {
         guard backend.placement == .files else { return }
         let evicted = try await catalog.read { db in try BlobRecord.all(in: .evicted, in: db) }
         let blobs = self.blobs
+        let hashes = try evicted.map { record throws(Error) in try record.validatedHash }
         let leftovers = try await BlockingPool.run {
-            evicted.map { BlobHash(trusted: $0.hash) }.filter { ((try? POSIXFile.status(blobs.path(for: $0))) ?? nil) != nil }
+            hashes.filter { ((try? POSIXFile.status(blobs.path(for: $0))) ?? nil) != nil }
         }
         for hash in leftovers { try await removeEvictedFile(hash) }
     }

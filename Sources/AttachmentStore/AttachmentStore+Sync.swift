@@ -34,7 +34,7 @@ extension AttachmentStore {
             return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock)))
         case "attachment":
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first else { return nil }
-            return .attachment(.init(row.value, clock: ClockStamp(rawValue: row.attachment.clock)))
+            return .attachment(.init(try row.value, clock: ClockStamp(rawValue: row.attachment.clock)))
         default:
             return nil
         }
@@ -76,6 +76,9 @@ extension AttachmentStore {
                 switch try Self.applyAttachment(token, in: db) {
                 case .applied(let newRemoteBlob):
                     report.attachmentsApplied += 1
+                    if MediaTypeSniffer.isReadableRaster(token.attachment.mediaType) {
+                        report.imagesApplied[token.attachment.id] = token.attachment.blobHash
+                    }
                     if newRemoteBlob { report.newRemoteBlobs += 1 }
                 case .ignored:
                     report.ignored += 1
@@ -130,7 +133,7 @@ extension AttachmentStore {
             newRemoteBlob = true
         }
         received.mediaType = try Self.mediaType(claimed: received.mediaType, blob: received.blobHash, in: db)
-        received.filename = AttachmentStore.displayName(received.filename)
+        received.filename = try RecordRules.filename(given: received.filename)  // checked already: its last part
         try AttachmentRecord(received, clock: token.clock).save(db)
         return .applied(newRemoteBlob: newRemoteBlob)
     }
@@ -150,7 +153,7 @@ extension AttachmentStore {
     /// Blobs known here only as records: their bytes are on a peer.
     public func remoteBlobs() async throws -> [(hash: BlobHash, byteCount: Int64)] {
         try await catalog.read { db in
-            try BlobRecord.all(in: .remote, in: db).map { (BlobHash(trusted: $0.hash), $0.byteCount) }
+            try BlobRecord.all(in: .remote, in: db).map { (try $0.validatedHash, $0.byteCount) }
         }
     }
 }

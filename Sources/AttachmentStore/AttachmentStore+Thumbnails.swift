@@ -1,4 +1,5 @@
 import Foundation
+import CatalogSQL
 import Imaging
 #if canImport(Glibc)
 import Glibc
@@ -30,8 +31,13 @@ extension AttachmentStore {
         guard MediaTypeSniffer.isReadableRaster(attachment.mediaType) else { throw Error.notAnImage(id) }
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
         if attachment.availability == .remote {
-            // A thumbnail a peer gave us saves fetching the original.
+            // Our own render (the original was here once), else the provisional one the peer
+            // this attachment came from made, saves fetching the original. Once the original
+            // is here, only our own render is ever served.
             if let cached = await thumbnails.cached(key) { return cached }
+            if let provisional = await thumbnails.cached(ThumbnailKey(hash: attachment.blobHash, size: size, peerCopyOf: attachment.id)) {
+                return provisional
+            }
             try await ensureLocal(attachment)
         }
         do {
@@ -39,6 +45,23 @@ extension AttachmentStore {
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
         }
+    }
+
+    /// This store's own thumbnail of content `hash`, for a peer asking by content hash (with
+    /// only the sync scope): made from an original held here, never fetched from this store's
+    /// own peers, never a peer's provisional copy. The peer learns no attachment id.
+    /// - Throws: ``Error/blobMissing(_:)`` when the original is not here (or no attachment
+    ///   holds it); as ``thumbnail(for:maxPixelSize:priority:)`` otherwise.
+    package func thumbnail(ofBlob hash: BlobHash, maxPixelSize size: Int) async throws -> Thumbnail {
+        guard try await hasBlob(hash) else { throw Error.blobMissing(hash) }
+        let holder = try await catalog.read { db in
+            try db.query("SELECT id FROM attachment WHERE blobHash = ? LIMIT 1", [.text(hash.rawValue)]).first
+                .map { AttachmentID(rawValue: try $0.requiredString("id")) }
+        }
+        guard let holder else { throw Error.blobMissing(hash) }
+        let thumbnail = try await thumbnail(for: holder, maxPixelSize: size, priority: .visible)
+        guard !thumbnail.isProvisional else { throw Error.blobMissing(hash) }
+        return thumbnail
     }
 
     /// The image decoded and downscaled for a viewer (default 2048 px on the longest side),
@@ -60,34 +83,47 @@ extension AttachmentStore {
         thumbnails.prefetch(key, sourcePath: backend.readablePath(for: attachment.blobHash))
     }
 
-    /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk).
+    /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk):
+    /// our own render, or a peer's provisional one of this attachment.
     package func hasCachedThumbnail(for attachment: Attachment, maxPixelSize: Int? = nil) async -> Bool {
         let key = ThumbnailKey(hash: attachment.blobHash, size: maxPixelSize ?? configuration.thumbnails.defaultSize)
-        return await thumbnails.cached(key) != nil
+        if await thumbnails.cached(key) != nil { return true }
+        return await thumbnails.cached(ThumbnailKey(hash: key.hash, size: key.size, peerCopyOf: attachment.id)) != nil
     }
 
+    /// The most bytes a peer's thumbnail may take; a larger one is refused unread.
+    public static let maxPeerThumbnailBytes = 1 << 20
+
     /// Keeps a thumbnail a peer made of an attachment whose bytes are not here, so that
-    /// showing it needs kilobytes instead of the original's megabytes. It is checked to be a
-    /// readable image of at most `maxPixelSize` first.
-    /// - Throws: ``Error/imageUnreadable(_:reason:)`` when the bytes are not such an image.
+    /// showing it needs kilobytes instead of the original's megabytes.
+    ///
+    /// It is provisional: kept apart from this store's renders (under the attachment, so it
+    /// never shows for another attachment with the same content), shown only while the
+    /// original is remote, and dropped when the verified original arrives (our own render is
+    /// made from it then). It is checked first: at most ``maxPeerThumbnailBytes``, an image
+    /// of at most `maxPixelSize` on its longest side by its header, and then decoded whole and
+    /// encoded again by this store's pipeline (so nothing of the peer's file but its pixels
+    /// is kept). An attachment whose original is here already is left alone.
+    /// - Throws: ``Error/imageUnreadable(_:reason:)`` or ``Error/imageTooLarge(_:reason:)``
+    ///   when the bytes are not such an image.
     public func storeThumbnail(_ data: Data, for attachment: Attachment, maxPixelSize: Int? = nil) async throws {
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
+        guard data.count <= Self.maxPeerThumbnailBytes else {
+            throw Error.imageTooLarge(attachment.id, reason: "the peer's thumbnail is \(data.count) bytes, over the limit of \(Self.maxPeerThumbnailBytes)")
+        }
+        guard try await self.attachment(attachment.id).availability == .remote else { return }
         let name = "peer-thumbnail-\(UUID().uuidString).part"
         let directory = layout.temporaryPath
+        let probe = directory + "/" + name
+        let fd: Int32
         let header: ImageHeader
         do {
-            header = try await BlockingPool.run {
-                let probe = directory + "/" + name
+            fd = try await BlockingPool.run {
                 let fd: Int32
                 do throws(SystemError) {
                     fd = try POSIXFile.createLocked(named: name, in: directory)
                 } catch {
                     throw ImagingError.unreadable(path: probe, reason: "cannot create a temporary file (\(error.reason))")
-                }
-                // Removed before it is unlocked, so no gc ever finds it unlocked.
-                defer {
-                    unlink(probe)
-                    close(fd)
                 }
                 let failure = data.withUnsafeBytes { bytes -> SystemError? in
                     do throws(SystemError) {
@@ -98,18 +134,41 @@ extension AttachmentStore {
                     }
                 }
                 if let failure {
+                    unlink(probe)
+                    close(fd)
                     throw ImagingError.unreadable(path: probe, reason: "cannot write a temporary file (\(failure.reason))")
                 }
-                return try ImageProbe.header(ofFileAt: probe)
+                return fd
             }
         } catch let error as ImagingError {
             throw Self.storeError(error, for: attachment.id)
         }
-        guard max(header.width, header.height) <= size else {
-            throw Error.imageUnreadable(attachment.id, reason: "the peer's thumbnail is \(header.width)x\(header.height), larger than \(size)")
+        // Removed before it is unlocked, so no gc ever finds it unlocked.
+        defer {
+            unlink(probe)
+            close(fd)
         }
-        let thumbnail = Thumbnail(data: data, mediaType: header.format.mediaType, width: header.width, height: header.height)
-        try await thumbnails.insert(thumbnail, for: ThumbnailKey(hash: attachment.blobHash, size: size))
+        do {
+            header = try await BlockingPool.run { try ImageProbe.header(ofFileAt: probe) }
+            guard max(header.width, header.height) <= size else {
+                throw Error.imageUnreadable(attachment.id, reason: "the peer's thumbnail is \(header.width)x\(header.height), larger than \(size)")
+            }
+            // Decoded whole and encoded again by our own pipeline, under the peer's key.
+            _ = try await thumbnails.thumbnail(for: ThumbnailKey(hash: attachment.blobHash, size: size, peerCopyOf: attachment.id),
+                                               sourcePath: probe, priority: .prefetch)
+        } catch let error as ImagingError {
+            throw Self.storeError(error, for: attachment.id)
+        }
+        // The original may have arrived while it was being decoded: then it is not kept.
+        if try await self.attachment(attachment.id).availability != .remote { await dropPeerThumbnails(of: attachment.blobHash) }
+    }
+
+    /// Drops the peers' provisional thumbnails of content `hash`, in memory and on disk: its
+    /// verified original is here, and only this store's own render is shown from now on.
+    func dropPeerThumbnails(of hash: BlobHash) async {
+        thumbnails.memory.removeAll { $0.hash == hash && $0.peerCopyOf != nil }
+        let disk = thumbnails.disk
+        try? await BlockingPool.run { disk.removePeerCopies(of: hash) }
     }
 
     /// Waits until every thumbnail under way now, prefetches included, is done.

@@ -8,7 +8,8 @@ import Glibc
 extension AttachmentStore {
     /// Re-hashes every blob and checks every reference and the catalog itself.
     ///
-    /// Reads only; changes nothing. Damage is reported with the attachments it breaks.
+    /// Reads only; changes nothing. Damage is reported with the attachments it breaks; a row
+    /// whose blob hash is malformed is one of the ``VerificationReport/catalogProblems``.
     /// Unreferenced files and temporary files are counted but are not damage (`gc` handles them).
     public func verify() async throws -> VerificationReport {
         struct Snapshot: Sendable {
@@ -18,7 +19,9 @@ extension AttachmentStore {
             var imageEntries: [ImageEntryRecord]
             var problems: [String]
         }
-        let problems = try await catalog.integrityProblems()
+        // A row whose blob hash is not a hash is damage to report; it is never re-hashed or
+        // opened as a path (`--repair` only works on the blobs below).
+        let problems = try await catalog.integrityProblems() + catalog.malformedBlobHashes().map(\.description)
         let snapshot = try await catalog.read { db in
             Snapshot(
                 blobs: try BlobRecord.all(in: .present, in: db),
@@ -37,7 +40,7 @@ extension AttachmentStore {
         let quarantined = Set(snapshot.quarantined.map(\.hash))
         for record in (snapshot.blobs + snapshot.quarantined).sorted(by: { $0.hash < $1.hash }) {
             try Task.checkCancellation()
-            let hash = BlobHash(trusted: record.hash)
+            guard let hash = try? record.validatedHash else { continue }  // among the catalog's problems
             let finding: (VerificationReport.Damage.Kind, String)? = quarantined.contains(record.hash)
                 ? (.quarantined, "failed a re-hash; its bytes are in quarantine/ until a peer's copy replaces them")
                 : try await inspect(record, hash: hash)

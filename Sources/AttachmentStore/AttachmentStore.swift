@@ -46,6 +46,9 @@ public final class AttachmentStore: Sendable {
         /// The bounds every change and blob from a peer must keep (sizes, clock skew, field
         /// lengths). Default ``PeerInputLimits/init()``.
         public var peerLimits = PeerInputLimits()
+        /// How much of `tmp/` partial peer downloads may take, per peer and in all, and how long
+        /// a cut transfer's leftover is kept. Default ``PartialDownloadLimits/init()``.
+        public var partialDownloads = PartialDownloadLimits()
         /// How long after a read an original or cached file is spared by
         /// ``AttachmentStore/enforceStorageBudget()``, so a reader that was just handed a file
         /// can open it. Default 10 s.
@@ -71,6 +74,8 @@ public final class AttachmentStore: Sendable {
     let imageCache: MemoryCache<String, Data>
     let thumbnails: ThumbnailPipeline
     let clock: HybridClock
+    /// The partial peer downloads in `tmp/` and their caps.
+    let partials: PartialDownloads
 
     /// This store's stable peer id, made when the store was created.
     public var peerID: String { clock.peer }
@@ -89,6 +94,7 @@ public final class AttachmentStore: Sendable {
         self.configuration = configuration
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
         self.clock = HybridClock(peer: catalog.peerID, latest: catalog.latestClock)
+        self.partials = PartialDownloads(folder: layout.temporaryPath)
         self.thumbnails = ThumbnailPipeline(configuration: configuration.thumbnails, cachePath: layout.cachePath,
                                             logger: configuration.logger)
     }

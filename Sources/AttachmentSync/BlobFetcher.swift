@@ -25,8 +25,8 @@ public final class BlobFetcher: RemoteBlobSource {
     private let transfers = SingleFlight<BlobHash, Void, FetchEvent>()
     private let received = Mutex<Int64>(0)
 
-    /// A fetcher asking `peers`, in order, over `http` (default: the shared client).
-    public init(peers: [Peer], http: HTTPClient = .shared, logger: Logger = Logger(label: "attachment-sync.fetch")) {
+    /// A fetcher asking `peers`, in order, over `http` (default: ``PeerHTTPClient/system``).
+    public init(peers: [Peer], http: HTTPClient = PeerHTTPClient.system, logger: Logger = Logger(label: "attachment-sync.fetch")) {
         self.peers = Mutex(peers)
         self.http = http
         self.logger = logger
@@ -123,7 +123,7 @@ public final class BlobFetcher: RemoteBlobSource {
     }
 
     private func transfer(_ hash: BlobHash, byteCount: Int64, from peer: Peer, into store: AttachmentStore) async throws {
-        let download = try await store.blobDownload(for: hash, byteCount: byteCount)
+        let download = try await store.blobDownload(for: hash, byteCount: byteCount, from: peer.description)
         defer { download.close() }
         do {
             try await transfer(into: download, from: peer)

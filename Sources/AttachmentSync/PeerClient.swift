@@ -70,11 +70,16 @@ struct PeerClient: Sendable {
         return Array(body.readableBytesView) == sample.bytes
     }
 
-    /// The peer's thumbnail of an attachment (a few kilobytes), for peers that only look.
-    func thumbnail(of attachment: AttachmentID, size: Int) async throws -> (data: Data, mediaType: String) {
-        let response = try await execute(path: "/api/attachments/\(attachment.rawValue)/thumbnail?size=\(size)")
-        let body = try await collect(response, limit: 16 << 20)
-        return (body, response.headers.first(name: "Content-Type") ?? "application/octet-stream")
+    /// The peer's own thumbnail of content `hash` (a few kilobytes), for stores that only look:
+    /// `GET /blobs/sha256/HASH/thumbnail?size=N`, which the sync scope allows and which names
+    /// no attachment. At most `AttachmentStore.maxPeerThumbnailBytes` are read.
+    func thumbnail(of hash: BlobHash, size: Int) async throws -> Data {
+        let response = try await execute(path: "/blobs/sha256/\(hash.rawValue)/thumbnail?size=\(size)")
+        if let announced = response.headers.first(name: "Content-Length").flatMap(Int.init), announced > AttachmentStore.maxPeerThumbnailBytes {
+            throw SyncError.badResponse(peer: peer.description,
+                                        reason: "its thumbnail is \(announced) bytes, over the limit of \(AttachmentStore.maxPeerThumbnailBytes)")
+        }
+        return try await collect(response, limit: AttachmentStore.maxPeerThumbnailBytes)
     }
 
     private func execute(path: String, headers: HTTPHeaders = [:], acceptPartial: Bool = false) async throws -> HTTPClientResponse {
@@ -110,13 +115,15 @@ struct PeerClient: Sendable {
         }
     }
 
-    /// The `message` of a JSON error body, or the body itself, shortened.
-    private static func message(in body: String) -> String {
+    /// The `message` of a JSON error body, or the body itself: the peer's own words, quoted
+    /// and escaped (`PeerText`) and shortened, so they can go into a log line or onto a terminal.
+    static func message(in body: String) -> String {
+        guard !body.isEmpty else { return "" }
         if let data = body.data(using: .utf8),
            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
            let error = object["error"] as? [String: Any], let message = error["message"] as? String {
-            return message
+            return PeerText.quoted(message, limit: 200)
         }
-        return String(body.prefix(200))
+        return PeerText.quoted(body, limit: 200)
     }
 }

@@ -21,6 +21,11 @@ public final class PeerHTTPClient: Sendable {
                                                                      configuration: configuration(TLSConfiguration.makeClientConfiguration())),
                                                     owned: false)
 
+    /// The process-wide client's `HTTPClient`: the default of ``SyncRound``, ``BlobFetcher`` and
+    /// ``PeerSyncService``. Like every client made here it follows no redirect, so a peer's
+    /// token is never carried to another origin (AsyncHTTPClient's own shared client would).
+    public static var system: HTTPClient { systemTrust.http }
+
     private init(http: HTTPClient, owned: Bool) {
         self.http = http
         self.owned = owned
@@ -28,6 +33,7 @@ public final class PeerHTTPClient: Sendable {
 
     private static func configuration(_ tls: TLSConfiguration) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        // A redirect would resend the Authorization header, possibly to another origin.
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration

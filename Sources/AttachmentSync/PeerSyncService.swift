@@ -35,7 +35,7 @@ public struct PeerSyncService: Service {
 
     /// A service syncing `store` with `configuration.peers`, fetching bytes through `fetcher`.
     public init(store: AttachmentStore, fetcher: BlobFetcher, configuration: Configuration, ledger: PeerSyncLedger = PeerSyncLedger(),
-                http: HTTPClient = .shared, logger: Logger = Logger(label: "attachment-sync")) {
+                http: HTTPClient = PeerHTTPClient.system, logger: Logger = Logger(label: "attachment-sync")) {
         self.store = store
         self.fetcher = fetcher
         self.ledger = ledger
@@ -78,7 +78,11 @@ public struct PeerSyncService: Service {
         }
     }
 
-    /// Fetches originals or thumbnails ahead of need, per the fetch mode.
+    /// Fetches originals or thumbnails ahead of need, per the fetch mode. Thumbnails are asked
+    /// for only of the images whose records `peer` sent (the store keeps that list, also across
+    /// restarts and `attach sync pull`), only from `peer`, and by the content hash its record
+    /// named (with the sync scope; no other peer learns of them, and no peer learns an
+    /// attachment id). What it gives is provisional (see `AttachmentStore.storeThumbnail`).
     private func fetchAhead(from peer: Peer) async throws {
         switch configuration.fetchMode {
         case .onDemand:
@@ -94,16 +98,40 @@ public struct PeerSyncService: Service {
             }
         case .thumbnails:
             let client = PeerClient(peer: peer, http: http)
-            for attachment in try await store.allAttachments() where attachment.availability == .remote && attachment.image != nil {
-                try Task.checkCancellation()
-                guard await !store.hasCachedThumbnail(for: attachment, maxPixelSize: configuration.thumbnailSize) else { continue }
-                do {
-                    let (data, _) = try await client.thumbnail(of: attachment.id, size: configuration.thumbnailSize)
-                    try await store.storeThumbnail(data, for: attachment, maxPixelSize: configuration.thumbnailSize)
-                } catch let error as SyncError {
-                    logger.warning("could not fetch a peer thumbnail", metadata: ["attachment": "\(attachment.id)", "error": "\(error)"])
-                }
+            var done = Set<AttachmentID>()
+            do {
+                try await fetchThumbnails(from: client, done: &done)
+            } catch {
+                try? await store.removePendingPeerThumbnails(done, from: peer.description)
+                throw error
             }
+            try await store.removePendingPeerThumbnails(done, from: peer.description)
+        }
+    }
+
+    /// Asks `client`'s peer for the thumbnails waiting for it; adds to `done` each one finished with.
+    private func fetchThumbnails(from client: PeerClient, done: inout Set<AttachmentID>) async throws {
+        let peer = client.peer
+        for (id, hash) in try await store.pendingPeerThumbnails(from: peer.description) {
+                try Task.checkCancellation()
+                guard let attachment = try? await store.attachment(id), attachment.blobHash == hash, attachment.availability == .remote,
+                      attachment.image != nil, await !store.hasCachedThumbnail(for: attachment, maxPixelSize: configuration.thumbnailSize)
+                else {
+                    done.insert(id)  // gone, changed since, here already, or shown already
+                    continue
+                }
+                do {
+                    let data = try await client.thumbnail(of: hash, size: configuration.thumbnailSize)
+                    try await store.storeThumbnail(data, for: attachment, maxPixelSize: configuration.thumbnailSize)
+                    done.insert(id)
+                } catch let error as SyncError {
+                    // A refusal (the peer has no thumbnail of it) is final; a cut is tried again next round.
+                    if case .peerRefused = error { done.insert(id) }
+                    logger.warning("could not fetch a peer thumbnail", metadata: ["peer": "\(peer)", "attachment": "\(id)", "error": "\(error)"])
+                } catch let error as AttachmentStore.Error {
+                    done.insert(id)
+                    logger.warning("refused a peer thumbnail", metadata: ["peer": "\(peer)", "attachment": "\(id)", "error": "\(error)"])
+                }
         }
     }
 }

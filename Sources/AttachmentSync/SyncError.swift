@@ -13,19 +13,23 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No configured peer could provide the blob.
     case blobUnavailable(hash: BlobHash, reasons: [String])
 
+    /// One line, safe for a log or a terminal: whatever text came from a peer (its error body,
+    /// a decoding detail) is escaped by `PeerText` (no line breaks, no escape sequences, no
+    /// bidi overrides).
     public var description: String {
         switch self {
         case .peerUnreachable(let peer, let reason):
-            return "peer \(peer) cannot be reached: \(reason)"
+            return "peer \(peer) cannot be reached: \(PeerText.escaped(reason, limit: 500, markup: false))"
         case .peerRefused(let peer, let status, let message):
-            return "peer \(peer) answered \(status)\(message.isEmpty ? "" : ": \(message)")"
-                + (status == 401 ? " (give its token with --token)" : "")
+            return "peer \(peer) answered \(status)\(message.isEmpty ? "" : ": \(PeerText.escaped(message, limit: 500, markup: false))")"
+                + (status == 401 ? " (give its own token with --token, --peer-token-file URL=FILE or --peers-file)" : "")
         case .badResponse(let peer, let reason):
-            return "peer \(peer) sent a response this version does not understand: \(reason)"
+            return "peer \(PeerText.escaped(peer, limit: 200, markup: false)) sent a response this version does not understand: \(PeerText.escaped(reason, limit: 500, markup: false))"
         case .wrongBytes(let peer, let hash):
             return "peer \(peer) served wrong bytes for blob \(hash); they were rejected and nothing was stored"
         case .blobUnavailable(let hash, let reasons):
-            return "blob \(hash) could not be fetched: " + (reasons.isEmpty ? "no peer is configured" : reasons.joined(separator: "; "))
+            return "blob \(hash) could not be fetched: "
+                + (reasons.isEmpty ? "no peer is configured" : reasons.map { PeerText.escaped($0, limit: 600, markup: false) }.joined(separator: "; "))
         }
     }
 }

@@ -44,7 +44,7 @@ public struct SyncRound: Sendable {
     public var logger: Logger?
 
     /// A round against `peer`.
-    public init(peer: Peer, http: HTTPClient = .shared) {
+    public init(peer: Peer, http: HTTPClient = PeerHTTPClient.system) {
         self.peer = peer
         self.http = http
     }
@@ -80,6 +80,8 @@ public struct SyncRound: Sendable {
                                             reason: "it says more changes follow but its cursor did not move past \(cursor)")
             }
             let applied = try await store.apply(batch)
+            // The images this peer's records brought: their thumbnails are asked of it alone.
+            try await store.addPendingPeerThumbnails(applied.imagesApplied, from: peer.description)
             report.batches += 1
             report.changes += batch.changes.count + batch.unreadable.count
             report.applied.add(applied)

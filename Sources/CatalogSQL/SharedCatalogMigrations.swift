@@ -12,6 +12,28 @@ public enum SharedCatalogMigrations {
         public let id: String
         /// The statements for `dialect`.
         public let statements: @Sendable (SQLDialect) -> [String]
+        /// What rows already in the catalog the migration will not apply over, as the message of
+        /// each (empty: none); the runner calls ``refuseDamage(in:_:)`` before the statements.
+        let damage: @Sendable (any SQLTransaction, SQLDialect) throws -> [String]
+
+        init(id: String, damage: @escaping @Sendable (any SQLTransaction, SQLDialect) throws -> [String] = { _, _ in [] },
+             statements: @escaping @Sendable (SQLDialect) -> [String]) {
+            self.id = id
+            self.damage = damage
+            self.statements = statements
+        }
+
+        /// Throws, changing nothing, when the catalog holds rows this migration must not apply
+        /// over (``BlobHashColumns`` for `v10`).
+        /// - Throws: ``SQLDatabaseError`` `.corrupt` naming the first rows and the migration; the
+        ///   runner's transaction then rolls the migration back (SQLite keeps the migrations
+        ///   before it, each committed on its own; PostgreSQL applies all or none).
+        public func refuseDamage(in transaction: any SQLTransaction, _ dialect: SQLDialect) throws {
+            let found = try damage(transaction, dialect)
+            guard let first = found.first else { return }
+            let more = found.count > 1 ? " (and \(found.count - 1) more such rows)" : ""
+            throw SQLDatabaseError(.corrupt, "\(first)\(more); migration \"\(id)\" was not applied over it")
+        }
     }
 
     /// PostgreSQL's words of a note, as migration `v7` indexes them: a search must write this
@@ -95,6 +117,31 @@ public enum SharedCatalogMigrations {
                             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(table)_feeds_change()
                         """
                     }
+                }
+            }
+        },
+        Migration(id: "v10: a blob hash is 64 lowercase hexadecimal digits in every column", damage: { transaction, dialect in
+            // A hash is a file's name: one a tampered catalog or backup holds (`../../.bashrc`)
+            // must never pass. A row already here that is not a hash is refused, not carried over:
+            // the migration fails naming it, so nothing opens the catalog to act on it.
+            try BlobHashColumns.malformed(in: transaction, dialect, limit: 10).map(\.description)
+        }) { dialect in
+            BlobHashColumns.all.flatMap { hashColumn in
+                let (table, column) = (hashColumn.table, hashColumn.column)
+                let name = "\(table)_\(column)_is_sha256"
+                switch dialect {
+                case .sqlite:
+                    // SQLite cannot add a CHECK to a table: triggers refuse the row instead (a
+                    // later migration that rebuilds one of these tables must make them again).
+                    return ["INSERT", "UPDATE OF \(column)"].map { event in
+                        """
+                        CREATE TRIGGER \(name)_\(event.prefix(6).lowercased()) BEFORE \(event) ON \(table)
+                            WHEN \(BlobHashColumns.isMalformed("NEW.\(column)", .sqlite))
+                        BEGIN SELECT RAISE(ABORT, '\(table).\(column) must be 64 lowercase hexadecimal digits'); END
+                        """
+                    }
+                case .postgres:
+                    return ["ALTER TABLE \(table) ADD CONSTRAINT \(name) CHECK (NOT \(BlobHashColumns.isMalformed(column, .postgres)))"]
                 }
             }
         },

@@ -73,11 +73,12 @@ struct SecretFileTests {
     @Test("a token file's error reaches the sync commands' token option")
     func tokenOption() throws {
         let options = try PeerTokenOption.parse(["--token-file", "/nonexistent/token"])
-        let error = try #require(throws: ValidationError.self) { try options.value() }
+        let peer = ["http://127.0.0.1:1"]
+        let error = try #require(throws: ValidationError.self) { try options.peers(peer) }
         #expect(error.message == "--token-file /nonexistent/token: the file cannot be read")
         let both = try PeerTokenOption.parse(["--token", "t", "--token-file", "/nonexistent/token"])
-        #expect(throws: ValidationError.self) { try both.value() }
-        #expect(try PeerTokenOption.parse(["--token", "t"]).value() == "t")
+        #expect(throws: ValidationError.self) { try both.peers(peer) }
+        #expect(try PeerTokenOption.parse(["--token", "t"]).peers(peer).map(\.token) == ["t"])
     }
 
     @Test("budget options change only the limits given; none lifts a limit; no option changes nothing")

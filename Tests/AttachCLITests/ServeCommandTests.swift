@@ -14,6 +14,16 @@ struct ServeCommandTests {
         #expect(outcome.stderr.contains("--token"))
         #expect(!FileManager.default.fileExists(atPath: directory.appending("store").path(percentEncoded: false)))
     }
+
+    @Test("listening beyond loopback with a token shorter than 16 bytes is refused with exit code 1 and the reason")
+    func publicAddressNeedsLongToken() async throws {
+        let directory = try TemporaryDirectory("serve")
+        let outcome = try await Attach.run(["serve", "--host", "0.0.0.0", "--port", "0", "--token", "x"], store: directory.appending("store"))
+        #expect(outcome.exitCode == 1)
+        #expect(outcome.stderr.contains("refusing to listen on 0.0.0.0 with a 1-byte --token"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("at least 16"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("store").path(percentEncoded: false)))
+    }
 }
 
 @Suite("attach serve from the environment", .timeLimit(.minutes(2)))

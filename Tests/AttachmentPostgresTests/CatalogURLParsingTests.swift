@@ -45,7 +45,7 @@ struct CatalogURLParsingTests {
         #expect(url.port == 5432)
         #expect(url.database == "catalog")
         #expect(url.schema == "public")
-        #expect(url.tls == .disable)
+        #expect(url.tls == .prefer)
     }
 
     @Test("both schemes are accepted and read the same", arguments: ["postgres", "postgresql"])
@@ -77,9 +77,10 @@ struct CatalogURLParsingTests {
         ("postgres://:p@h/db", "no user"),
         ("postgres://u:p@h", "no database"),
         ("postgres://u:p@h/db?sslmode=verify-full&sslrootcert=", "sslrootcert names no file"),
-        ("postgres://u:p@h/db?sslrootcert=/ca.pem", "sslrootcert needs sslmode=verify-full"),
+        ("postgres://u:p@h/db?sslrootcert=/ca.pem", "sslrootcert needs sslmode=verify-ca or verify-full"),
         ("postgres://u:p@h/db?Schema=x", "unknown parameter Schema"),
-        ("postgres://u:p@h/db?sslmode=REQUIRE", "sslmode must be disable, require or verify-full"),
+        ("postgres://u:p@h/db?sslmode=REQUIRE", "sslmode must be disable, prefer, require, verify-ca or verify-full"),
+        ("postgres://u:p@h/db?sslmode=allow", "sslmode must be disable, prefer, require, verify-ca or verify-full"),
     ])
     func refusalReasons(text: String, reason: String) throws {
         let error = try #require(Self.refusal(text))
@@ -92,7 +93,7 @@ struct CatalogURLParsingTests {
         "postgres://attach:Sup3rS3cret@h/db?schema=Bad",
         "postgres://attach:Sup3rS3cret@h/",
         "ftp://attach:Sup3rS3cret@h/db",
-        "postgres://attach:Sup3rS3cret@h/db?sslmode=prefer",
+        "postgres://attach:Sup3rS3cret@h/db?sslmode=allow",
     ])
     func refusalHidesPassword(text: String) throws {
         let error = try #require(Self.refusal(text))
@@ -170,6 +171,19 @@ struct CatalogURLParsingTests {
     func tlsRequire() throws {
         let tls = try #require(try CatalogConnections.tlsConfiguration(.require))
         #expect(tls.certificateVerification == .none)
+    }
+
+    @Test("sslmode=prefer (the default) offers TLS without checking the certificate, as libpq does")
+    func tlsPrefer() throws {
+        let tls = try #require(try CatalogConnections.tlsConfiguration(.prefer))
+        #expect(tls.certificateVerification == .none)
+        #expect(try CatalogURL("postgres://u@h/db").tls == .prefer)
+    }
+
+    @Test("sslmode=verify-ca checks the certificate's chain but not its name")
+    func tlsVerifyCA() throws {
+        let tls = try #require(try CatalogConnections.tlsConfiguration(.verifyCA(rootCertificate: nil)))
+        #expect(tls.certificateVerification == .noHostnameVerification)
     }
 
     @Test("sslmode=verify-full without sslrootcert checks the certificate and its name against the system's roots")

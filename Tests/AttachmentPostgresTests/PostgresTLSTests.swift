@@ -25,13 +25,16 @@ struct PostgresTLSTests {
         return try #require(row).bool("ssl")
     }
 
-    @Test("sslmode=verify-full with the server's CA connects encrypted; without sslmode the connection is plain")
+    @Test("sslmode=verify-full or verify-ca with the server's CA connects encrypted; without sslmode (prefer) too; disable is plain")
     func verifiedTLS() async throws {
         let schema = PostgresTestEnvironment.freshSchema()
         let base = try PostgresTestEnvironment.url(schema: schema)
         #expect(try await Self.connectionIsEncrypted(base + "&sslmode=verify-full&sslrootcert=\(Self.certificateAuthority)"))
+        #expect(try await Self.connectionIsEncrypted(base + "&sslmode=verify-ca&sslrootcert=\(Self.certificateAuthority)"))
         #expect(try await Self.connectionIsEncrypted(base + "&sslmode=require"))
-        #expect(try await Self.connectionIsEncrypted(base) == false)
+        #expect(try await Self.connectionIsEncrypted(base + "&sslmode=prefer"))
+        #expect(try await Self.connectionIsEncrypted(base), "a URL without sslmode prefers TLS, which this server offers")
+        #expect(try await Self.connectionIsEncrypted(base + "&sslmode=disable") == false)
         let cleanup = try await PostgresCatalogDatabase.connect(url: base, logger: PostgresTestEnvironment.logger, connections: 1)
         _ = try await cleanup.write { try $0.execute("DROP SCHEMA \(schema) CASCADE") }
         await cleanup.close()

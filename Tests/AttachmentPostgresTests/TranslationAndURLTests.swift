@@ -37,7 +37,7 @@ struct CatalogURLTests {
     @Test("malformed URLs and schema names that would need quoting are refused as .other", arguments: [
         "http://u:p@h:1/db", "postgres://u:p@h:1/", "postgres://h:1/db", "postgres://u:p@h:1/db?schema=Upper",
         "postgres://u:p@h:1/db?schema=pg_x", "postgres://u:p@h:1/db?schema=1a", "postgres://u:p@h:1/db?schema=a-b",
-        "postgres://u:p@h:1/db?sslmode=prefer", "postgres://u:p@h:1/db?sslmode=verify-ca", "postgres://u:p@h:1/db?sslmode=",
+        "postgres://u:p@h:1/db?sslmode=allow", "postgres://u:p@h:1/db?sslmode=Prefer", "postgres://u:p@h:1/db?sslmode=",
         "postgres://u:p@h:1/db?sslrootcert=/ca.pem", "postgres://u:p@h:1/db?sslmode=require&sslrootcert=/ca.pem",
         "postgres://u:p@h:1/db?unknown=1",
     ])
@@ -46,9 +46,13 @@ struct CatalogURLTests {
         #expect((try? CatalogURL(url)) == nil)
     }
 
-    @Test("sslmode and sslrootcert choose TLS: off by default, require, or verify-full against a CA file or the system's roots")
+    @Test("sslmode and sslrootcert choose TLS: prefer by default, disable, require, or verify-ca/verify-full against a CA file or the system's roots")
     func tlsModes() throws {
-        #expect(try CatalogURL("postgres://u:p@h:1/db").tls == .disable)
+        #expect(try CatalogURL("postgres://u:p@h:1/db").tls == .prefer)
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=prefer").tls == .prefer)
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=verify-ca").tls == .verifyCA(rootCertificate: nil))
+        #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=verify-ca&sslrootcert=/etc/ca.pem").tls
+                == .verifyCA(rootCertificate: "/etc/ca.pem"))
         #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=disable").tls == .disable)
         #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=require&schema=s").tls == .require)
         #expect(try CatalogURL("postgres://u:p@h:1/db?sslmode=verify-full").tls == .verifyFull(rootCertificate: nil))

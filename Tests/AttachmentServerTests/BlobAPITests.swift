@@ -31,7 +31,7 @@ struct BlobAPITests {
             #expect(response.headers[.contentLength] == String(bytes.count))
             #expect(response.headers[.contentType] == "application/octet-stream")
             #expect(response.headers[.acceptRanges] == "bytes")
-            #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            #expect(response.headers[.cacheControl] == "private, max-age=31536000, immutable")
             #expect(response.headers[.contentDisposition] == "attachment")
             #expect(response.headers[.contentSecurityPolicy] == "default-src 'none'; sandbox")
         }

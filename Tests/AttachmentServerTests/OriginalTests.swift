@@ -29,7 +29,7 @@ struct OriginalTests {
             let note = try await client.createNote()
             let attachment = try await client.upload("special/baseline.jpg", to: note.id)
             let response = try await client.execute(uri: attachment.originalUrl, method: .get)
-            #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            #expect(response.headers[.cacheControl] == "private, max-age=31536000, immutable")
             let stale = try await client.execute(uri: "/api/attachments/\(attachment.id)/original?v=\(String(repeating: "0", count: 64))", method: .get)
             #expect(stale.headers[.cacheControl] == "no-cache")
         }

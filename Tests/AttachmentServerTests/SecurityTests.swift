@@ -76,7 +76,27 @@ struct SecurityTests {
         configuration.host = host
         #expect(throws: ServerConfiguration.Problem.tokenRequired(host: host)) { try configuration.validate() }
         #expect(ServerConfiguration.Problem.tokenRequired(host: host).description.contains("--token"))
+        configuration.token = "0123456789abcdef"
+        try configuration.validate()
+    }
+
+    @Test("listening beyond loopback with a token or sync token shorter than 16 bytes is refused; on loopback it is not",
+          arguments: ["0.0.0.0", "192.168.1.10", "::"])
+    func publicBindNeedsLongToken(host: String) throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
         configuration.token = "t"
+        #expect(throws: ServerConfiguration.Problem.tokenTooShort(host: host, option: "--token", bytes: 1)) { try configuration.validate() }
+        configuration.token = "0123456789abcde"  // 15 bytes
+        #expect(throws: ServerConfiguration.Problem.tokenTooShort(host: host, option: "--token", bytes: 15)) { try configuration.validate() }
+        configuration.token = "0123456789abcdef"
+        configuration.syncToken = "sync"
+        #expect(throws: ServerConfiguration.Problem.tokenTooShort(host: host, option: "--sync-token", bytes: 4)) { try configuration.validate() }
+        configuration.syncToken = "sync-0123456789ab"
+        try configuration.validate()
+        configuration.host = "127.0.0.1"
+        configuration.token = "t"
+        configuration.syncToken = "s"
         try configuration.validate()
     }
 

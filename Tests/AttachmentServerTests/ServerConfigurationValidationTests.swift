@@ -117,6 +117,9 @@ struct ServerConfigurationValidationTests {
         #expect(throws: ServerConfiguration.Problem.invalidLimit(name: "connection limit", 0)) {
             try Self.configuration { $0.maxConnections = 0 }.validate()
         }
+        #expect(throws: ServerConfiguration.Problem.invalidLimit(name: "per-client connection limit", 0)) {
+            try Self.configuration { $0.maxConnectionsPerClient = 0 }.validate()
+        }
         #expect(throws: ServerConfiguration.Problem.invalidLimit(name: "concurrent upload limit", -3)) {
             try Self.configuration { $0.maxConcurrentUploads = -3 }.validate()
         }
@@ -181,6 +184,8 @@ struct ServerConfigurationValidationTests {
 
     @Test("every problem is one line that names the bad value or setting and what to do", arguments: [
         (ServerConfiguration.Problem.tokenRequired(host: "0.0.0.0"), ["0.0.0.0", "--token"]),
+        (.tokenTooShort(host: "0.0.0.0", option: "--token", bytes: 3), ["0.0.0.0", "3-byte --token", "16"]),
+        (.invalidLimit(name: "per-client connection limit", 0), ["per-client connection limit 0", "positive"]),
         (.emptyToken, ["empty", "--token"]),
         (.syncTokenWithoutToken, ["--sync-token", "--token"]),
         (.syncTokenEqualsToken, ["--sync-token", "differ"]),

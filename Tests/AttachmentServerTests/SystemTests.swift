@@ -42,7 +42,7 @@ struct SystemTests {
             let script = try await client.execute(uri: String(match.1), method: .get)
             #expect(script.status == .ok)
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
-            #expect(script.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            #expect(script.headers[.cacheControl] == "private, max-age=31536000, immutable")
             let tag = try #require(script.headers[.eTag])
             let again = try await client.execute(uri: "/static/app.js", method: .get, headers: [.ifNoneMatch: tag])
             #expect(again.status == .notModified)

@@ -50,7 +50,7 @@ struct ThumbnailAPITests {
             let url = try #require(photo.thumbnailUrl) + "&size=200"
             let first = try await client.execute(uri: url, method: .get)
             #expect(first.status == .ok)
-            #expect(first.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            #expect(first.headers[.cacheControl] == "private, max-age=31536000, immutable")
             let tag = try #require(first.headers[.eTag])
             let again = try await client.execute(uri: url, method: .get, headers: [.ifNoneMatch: tag])
             #expect(again.status == .notModified)

@@ -38,7 +38,7 @@ struct ReportAndConfigurationDefaultsTests {
         let limits = PeerInputLimits()
         #expect(limits.maxBlobBytes == 4_294_967_296)
         #expect(limits.maxClockSkew == .seconds(300))
-        #expect(limits.maxTitleBytes == 4096 && limits.maxBodyBytes == 1_048_576 && limits.maxFilenameBytes == 255)
+        #expect(RecordRules.maxTitleBytes == 4096 && RecordRules.maxBodyBytes == 1_048_576 && RecordRules.maxFilenameBytes == 255)
         #expect(limits.maxMetadataEntries == 64 && limits.maxMetadataBytes == 16_384 && limits.maxPosition == 1_000_000)
     }
 

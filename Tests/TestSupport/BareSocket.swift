@@ -8,11 +8,21 @@ public final class BareSocket {
     /// The socket's descriptor.
     public let fd: Int32
 
-    /// Connects to `127.0.0.1:port`, with a fixed 256 KiB receive window and a 60 s read timeout (a
+    /// Connects to `127.0.0.1:port` (from `source`, another loopback address such as
+    /// `127.0.0.2`, when given), with a fixed 256 KiB receive window and a 60 s read timeout (a
     /// loaded machine may take seconds to answer).
-    public init(port: Int) throws {
+    public init(port: Int, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
+        }
         // A fixed receive window (Linux would grow it to 32 MiB on loopback, enough to swallow a
         // whole photo unread); 256 KiB is still large enough for a fast drain.
         var receiveBuffer: Int32 = 256 << 10

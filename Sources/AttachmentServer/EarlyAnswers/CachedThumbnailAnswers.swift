@@ -15,7 +15,8 @@ import NIOCore
 ///   optionally `size=` (each once, letters and digits only), `size` one of the configured;
 /// - carries no body, no `Connection`, `Expect` or `Cookie` header (sessions, connection
 ///   handling and bodies are the router's);
-/// - names a `Host` the server answers to (``AllowedHosts``, the check the router makes first);
+/// - names one `Host`, which the server answers to (``AllowedHosts``, the check the router
+///   makes first);
 /// - when the server requires a token, carries the full-scope token as `Authorization: Bearer`
 ///   (a session, a sync token or no credentials go to the router, which decides);
 /// - comes straight from its client, not through a trusted proxy (whose forwarded address the
@@ -30,6 +31,9 @@ struct CachedThumbnailAnswers: Sendable {
     struct Answer {
         var head: HTTPResponse
         var body: ByteBuffer?
+        /// Whether the request's credentials were checked (the server requires a token), so
+        /// its connection counts as authenticated (see ``ConnectionTable``).
+        var authenticated = false
     }
 
     /// The route's name in metrics and logs, as the router names it.
@@ -55,7 +59,7 @@ struct CachedThumbnailAnswers: Sendable {
         let start = clock.now
         let fields = request.headerFields
         guard fields[.cookie] == nil, fields[.connection] == nil, fields[.expect] == nil,
-              fields[.contentLength] == nil, fields[.transferEncoding] == nil else { return nil }
+              fields[.contentLength] == nil, fields[.transferEncoding] == nil, fields[HostCheckMiddleware.host] == nil else { return nil }
         guard let authority = request.authority, hosts.allows(authority: authority) else { return nil }
         if tokens.areRequired {
             guard let bearer = fields.bearer, tokens.scope(of: bearer.token)?.covers(.full) == true else { return nil }
@@ -81,7 +85,7 @@ struct CachedThumbnailAnswers: Sendable {
                                     duration: clock.now - start, client: .direct(address: peer, tls: tls), logger: logger,
                                     metrics: metrics)
         return Answer(head: HTTPResponse(status: response.status, headerFields: headers),
-                      body: response.status == .ok ? entry.body : nil)
+                      body: response.status == .ok ? entry.body : nil, authenticated: tokens.areRequired)
     }
 }
 

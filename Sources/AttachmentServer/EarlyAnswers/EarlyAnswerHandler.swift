@@ -21,6 +21,8 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let answers: CachedThumbnailAnswers
+    /// Told when an answer here authenticated the connection (its bearer token was checked).
+    private let connections: ConnectionTable
     /// The client's IP address.
     private let peer: String?
     /// Requests handed to the router whose answers are not yet fully written.
@@ -29,9 +31,10 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var answeredHere = false
     private var date = HTTPDateText()
 
-    init(answers: CachedThumbnailAnswers, peer: String?) {
+    init(answers: CachedThumbnailAnswers, peer: String?, connections: ConnectionTable) {
         self.answers = answers
         self.peer = peer
+        self.connections = connections
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -39,6 +42,7 @@ final class EarlyAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             if routedRequests == 0, context.channel.isWritable, let answer = answers.answer(to: request, from: peer, date: date.now()) {
                 answeredHere = true
+                if answer.authenticated { connections.markAuthenticated(context.channel) }
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -7,6 +7,8 @@ import NIOPosix
 
 /// Hummingbird's HTTP/1.1 child channel with this server's own handlers added to each
 /// connection's pipeline:
+/// - an ``AbsoluteFormHostHandler`` before the conversion to HTTP types, so that a target's
+///   host that differs from `Host` is refused, not dropped;
 /// - an ``EarlyAnswerHandler`` after Hummingbird's connection-state handler, just before the
 ///   requests are handed to the router's task (cached thumbnails answered on the event loop);
 /// - a ``FileBodyHandler`` between Hummingbird's codec and NIO's response encoder, and a
@@ -28,15 +30,18 @@ where Base.Value == NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart> {
     let sendsFileBodies: Bool
     /// Where file bodies are counted.
     let metrics: ServerMetrics
+    /// The open connections, told which ones an early answer authenticated.
+    let connections: ConnectionTable
     /// Opens the files of file bodies, on NIO's thread pool.
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let (answers, sendsFileBodies, fileIO, metrics) = (self.answers, self.sendsFileBodies, self.fileIO, self.metrics)
+        let (answers, sendsFileBodies, fileIO, metrics, connections) = (self.answers, self.sendsFileBodies, self.fileIO, self.metrics, self.connections)
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
+            try operations.addHandler(AbsoluteFormHostHandler(), position: .before(try operations.handler(type: HTTP1ToHTTPServerCodec.self)))
             let state = try operations.handler(type: HTTPConnectionStateHandler.self)
-            let early = EarlyAnswerHandler(answers: answers, peer: channel.remoteAddress?.ipAddress)
+            let early = EarlyAnswerHandler(answers: answers, peer: channel.remoteAddress?.ipAddress, connections: connections)
             try operations.addHandler(early, position: .after(state))
             if sendsFileBodies {
                 let codec = try operations.handler(type: HTTP1ToHTTPServerCodec.self)

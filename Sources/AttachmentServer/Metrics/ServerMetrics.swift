@@ -40,9 +40,10 @@ public struct ServerMetrics: Sendable {
         handles.counter("attach_thumbnail_requests_total", [("result", result)]).increment()
     }
 
-    /// Adds `amount` to a counter (`attach_scrub_*_total`, `attach_evicted_*_total`).
-    func count(_ label: String, by amount: Int64) {
-        handles.counter(label).increment(by: amount)
+    /// Adds `amount` to a counter (`attach_scrub_*_total`, `attach_evicted_*_total`,
+    /// `attach_connections_refused_total{reason}`), of the series `dimensions` name.
+    func count(_ label: String, by amount: Int64, dimensions: [(String, String)] = []) {
+        handles.counter(label, dimensions).increment(by: amount)
     }
 
     /// Sets a gauge read from elsewhere at scrape time (thumbnail queue depth, cache counters).

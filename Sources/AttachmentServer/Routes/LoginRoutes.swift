@@ -1,8 +1,12 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// `GET /login` (the form), `POST /login` (the token for a session cookie) and `POST /logout`.
-/// These routes need no credentials: they are how a browser gets them.
+/// These routes need no credentials: they are how a browser gets them. Tries at `POST /login`
+/// are limited per client address (``LoginAttempts``): after a few wrong tokens each try waits
+/// longer, and one made too soon is answered 429 `too_many_login_attempts` with `Retry-After`,
+/// its token unchecked. Refusals are logged at most once a minute, with how many there were.
 struct LoginRoutes {
     let dependencies: ServerDependencies
 
@@ -45,10 +49,18 @@ struct LoginRoutes {
         }
         let next = Self.safeNext(form.next)
         guard dependencies.tokens.areRequired else { return Self.redirect(to: next) }
+        let attempts = dependencies.loginAttempts
+        let address = context.client.address ?? "unknown"
+        if let wait = attempts.wait(for: address) {
+            Self.log("login refused: too many attempts", address: address, throttle: attempts.tooSoonLog, logger: context.logger)
+            throw ServerError.tooManyLoginAttempts(retryAfter: wait)
+        }
         guard let token = form.token, dependencies.tokens.scope(of: token) == .full else {
-            context.logger.notice("login refused: wrong token", metadata: ["client.address": "\(context.client.address ?? "unknown")"])
+            attempts.failed(address)
+            Self.log("login refused: wrong token", address: address, throttle: attempts.wrongTokenLog, logger: context.logger)
             return WebUIRoutes.html(LoginPage(next: next, failed: true, assets: dependencies.assets).html, status: .unauthorized)
         }
+        attempts.succeeded(address)
         context.sessions.createSession(LoginSession(scope: .full), expiresIn: dependencies.sessions.lifetime)
         return Self.redirect(to: next)
     }
@@ -56,6 +68,15 @@ struct LoginRoutes {
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
         context.sessions.clearSession()
         return Self.redirect(to: "/login")
+    }
+
+    /// Logs `message` about `address` when `throttle` lets a line through, with how many
+    /// refusals it stands for.
+    private static func log(_ message: Logger.Message, address: String, throttle: LogThrottle, logger: Logger) {
+        guard let events = throttle.record() else { return }
+        logger.notice(message, metadata: [
+            "client.address": "\(address)", "events": "\(events)", "events.interval_s": "\(LoginAttempts.logInterval.components.seconds)",
+        ])
     }
 
     /// 303 to `path`, never cached.
@@ -70,5 +91,17 @@ struct LoginRoutes {
               next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f && $0 != "\\" })
         else { return "/" }
         return next
+    }
+}
+
+extension ServerError {
+    /// 429 `too_many_login_attempts`: the client's address must wait `retryAfter` before its
+    /// next try at `/login` (in `Retry-After`, whole seconds rounded up).
+    static func tooManyLoginAttempts(retryAfter: Duration) -> ServerError {
+        let (seconds, attoseconds) = retryAfter.components
+        let wait = max(1, seconds + (attoseconds > 0 ? 1 : 0))
+        return ServerError(.tooManyRequests, code: "too_many_login_attempts",
+                           message: "too many wrong tokens from this address; try again in \(wait) s",
+                           headers: [.retryAfter: String(wait)])
     }
 }

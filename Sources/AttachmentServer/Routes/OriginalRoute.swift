@@ -6,7 +6,8 @@ import Hummingbird
 /// - `ETag` is the content hash, so `If-None-Match` answers 304 without touching the disk.
 /// - `Range: bytes=a-b` (one range) answers 206; a range past the end answers 416.
 /// - With `?v=<hash>` naming the current content, the answer is cached for a year as
-///   immutable: that address can never mean other bytes. Without it, clients revalidate.
+///   immutable, by the client only (``CacheControl/immutablePrivate``): that address can never
+///   mean other bytes. Without it, clients revalidate.
 /// - Only plain raster images are `inline`; everything else (SVG, HTML, XML, PDF, unknown)
 ///   is a download with a sandboxing CSP, so it cannot run in this origin.
 struct OriginalRoute {
@@ -21,7 +22,7 @@ struct OriginalRoute {
         let attachment = content.attachment
         var headers: HTTPFields = [
             .cacheControl: request.uri.queryParameters.get("v") == content.hash.rawValue
-                ? "public, max-age=31536000, immutable" : "no-cache",
+                ? CacheControl.immutablePrivate : CacheControl.revalidate,
             .contentDisposition: ContentDisposition.header(for: attachment.mediaType, filename: attachment.filename),
         ]
         if !ContentDisposition.isInline(attachment.mediaType) {

@@ -5,7 +5,8 @@ import Hummingbird
 
 /// The peer side of sync: `GET /sync/changes` (records, never bytes), `GET /sync/status`, and
 /// `GET|HEAD /blobs/sha256/{hash}` (bytes by content hash, with `Range` for resumption; a
-/// `HEAD` answers 200 only for bytes held here, and never fetches).
+/// `HEAD` answers 200 only for bytes held here, and never fetches) and
+/// `GET /blobs/sha256/{hash}/thumbnail` (this server's own thumbnail of content it holds).
 /// When the server has a token, all of them need credentials of scope ``AccessScope/syncRead``
 /// (the sync token) or ``AccessScope/full``.
 struct SyncRoutes {
@@ -15,6 +16,7 @@ struct SyncRoutes {
         router.get("sync/changes", use: changes)
         router.get("sync/status", use: status)
         router.get("blobs/sha256/:hash", use: blob)
+        router.get("blobs/sha256/:hash/thumbnail", use: blobThumbnail)
     }
 
     @Sendable func changes(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -41,9 +43,7 @@ struct SyncRoutes {
     }
 
     @Sendable func blob(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let hash = BlobHash(rawValue: context.parameters.get("hash") ?? "") else {
-            throw ServerError.badRequest("a blob is named by 64 lowercase hexadecimal characters", code: "bad_hash")
-        }
+        let hash = try Self.hash(context)
         let file: (url: URL, byteCount: Int64)
         do {
             // A HEAD asks whether this peer holds the bytes (a peer's storage budget relies on
@@ -56,7 +56,7 @@ struct SyncRoutes {
             throw ServerError(.badGateway, code: "peers_failed", message: "this peer could not get blob \(hash) from its own peers: \(error)")
         }
         let headers: HTTPFields = [
-            .cacheControl: "public, max-age=31536000, immutable",
+            .cacheControl: CacheControl.immutablePrivate,
             .contentDisposition: "attachment", .contentSecurityPolicy: "default-src 'none'; sandbox",
         ]
         let path = file.url.path(percentEncoded: false)
@@ -64,6 +64,33 @@ struct SyncRoutes {
             request, tag: EntityTag.of(hash), size: file.byteCount, contentType: "application/octet-stream", headers: headers,
             body: { bytes in try await body(path: path, range: bytes, context: context) },
             sending: { dependencies.syncCounters.served($0) })
+    }
+
+    /// `GET /blobs/sha256/{hash}/thumbnail?size=N`: this server's own thumbnail of content it
+    /// holds, for a peer that fetches thumbnails ahead (with the sync scope, naming no
+    /// attachment). Never fetched from this server's own peers, never a peer's copy: 404
+    /// `blob_not_here` when the original is not here.
+    @Sendable func blobThumbnail(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let hash = try Self.hash(context)
+        let size = try ThumbnailRoute.size(request.uri.queryParameters.get("size"), allowed: dependencies.configuration.thumbnailSizes)
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try await dependencies.store.thumbnail(ofBlob: hash, maxPixelSize: size)
+        } catch AttachmentStore.Error.blobMissing {
+            throw ServerError.notFound("this peer does not have the bytes of blob \(hash)", code: "blob_not_here")
+        }
+        return Response(status: .ok, headers: [.contentType: thumbnail.mediaType, .cacheControl: "no-store",
+                                               .eTag: ThumbnailRoute.tag(hash: hash.rawValue, size: size)],
+                        body: .init(byteBuffer: ByteBuffer(bytes: thumbnail.data)))
+    }
+
+    /// The `{hash}` path parameter.
+    /// - Throws: 400 `bad_hash` unless it is 64 lowercase hexadecimal characters.
+    static func hash(_ context: AppRequestContext) throws -> BlobHash {
+        guard let hash = BlobHash(rawValue: context.parameters.get("hash") ?? "") else {
+            throw ServerError.badRequest("a blob is named by 64 lowercase hexadecimal characters", code: "bad_hash")
+        }
+        return hash
     }
 
     /// The bytes, throttled to the configured peer bandwidth if there is one.

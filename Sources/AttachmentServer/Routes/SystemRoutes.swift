@@ -8,7 +8,7 @@ struct SystemRoutes {
     func registerPublic(on router: some RouterMethods<AppRequestContext>) {
         router.get("health", use: health)
         for name in LoginPage.assetNames.sorted() {
-            router.get(RouterPath("static/\(name)")) { request, _ in try self.serve(name, request: request) }
+            router.get(RouterPath("static/\(name)")) { request, _ in try self.serve(name, request: request, shared: true) }
         }
     }
 
@@ -20,9 +20,17 @@ struct SystemRoutes {
         router.get("static/:name", use: asset)
     }
 
-    /// 200 `{"status":"ok"}` when the catalog answers a query.
+    /// 200 `{"status":"ok"}` when the catalog answers a query; else 503 `unhealthy` with a
+    /// generic reason. Anyone may ask, so the answer names no database or object store address
+    /// (nor any other detail of the failure): that goes to the server log.
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
-        _ = try await dependencies.store.notes(limit: 1)
+        do {
+            _ = try await dependencies.store.notes(limit: 1)
+        } catch {
+            context.logger.error("health check failed", metadata: ["error": "\(error)"])
+            throw ServerError(.serviceUnavailable, code: "unhealthy",
+                              message: "the store does not answer; the server's log says why")
+        }
         return Health(status: "ok")
     }
 
@@ -39,19 +47,21 @@ struct SystemRoutes {
     }
 
     @Sendable func openAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try serve("openapi.yaml", request: request, cacheControl: "no-cache")
+        try serve("openapi.yaml", request: request, cacheControl: CacheControl.revalidate)
     }
 
     @Sendable func asset(_ request: Request, context: AppRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
         guard name != "openapi.yaml" else { throw ServerError.notFound("no file \(name)") }
-        return try serve(name, request: request)
+        return try serve(name, request: request, shared: false)
     }
 
-    /// Static file `name`, cacheable for good when the address names its current version.
-    private func serve(_ name: String, request: Request) throws -> Response {
+    /// Static file `name`, cacheable for good when the address names its current version: by
+    /// shared caches too when it is `shared` (anyone may fetch it), else by the client alone.
+    private func serve(_ name: String, request: Request, shared: Bool) throws -> Response {
         let versioned = request.uri.queryParameters.get("v") == dependencies.assets[name]?.version
-        return try serve(name, request: request, cacheControl: versioned ? "public, max-age=31536000, immutable" : "no-cache")
+        let immutable = shared ? CacheControl.immutablePublic : CacheControl.immutablePrivate
+        return try serve(name, request: request, cacheControl: versioned ? immutable : CacheControl.revalidate)
     }
 
     private func serve(_ name: String, request: Request, cacheControl: String) throws -> Response {

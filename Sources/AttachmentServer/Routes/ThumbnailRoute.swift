@@ -42,6 +42,12 @@ struct ThumbnailRoute {
             throw error
         }
         let body = ByteBuffer(bytes: thumbnail.data)
+        if thumbnail.isProvisional {
+            // A peer's picture, until the original arrives: never cached for good, and under
+            // its own tag, so a client holding it asks again and then gets our own render.
+            return Self.answer(body, mediaType: thumbnail.mediaType, hash: hash + "-peer", size: size, immutable: false,
+                               ifNoneMatch: request.headers[.ifNoneMatch], metrics: dependencies.metrics, result: "ok")
+        }
         if immutable {
             dependencies.thumbnailResponses.insert(
                 .init(body: body, mediaType: thumbnail.mediaType, created: .now), for: .init(attachment: id, hash: hash, size: size))
@@ -61,7 +67,7 @@ struct ThumbnailRoute {
         metrics: ServerMetrics, result: String
     ) -> Response {
         let tag = tag(hash: hash, size: size)
-        var headers: HTTPFields = [.eTag: tag, .cacheControl: immutable ? "public, max-age=31536000, immutable" : "no-cache"]
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: immutable ? CacheControl.immutablePrivate : CacheControl.revalidate]
         guard let body, let mediaType, !EntityTag.ifNoneMatch(ifNoneMatch, matches: tag) else {
             metrics.recordThumbnail(result: "not_modified")
             return Response(status: .notModified, headers: headers)

@@ -7,7 +7,8 @@ public enum AccessScope: String, Sendable, Codable {
     /// Everything: the web UI, the JSON API, `/metrics`, `/openapi.yaml` and the peer protocol.
     case full
     /// The peer protocol only: `GET /sync/changes`, `GET /sync/status`,
-    /// `GET|HEAD /blobs/sha256/{hash}`.
+    /// `GET|HEAD /blobs/sha256/{hash}` and `GET /blobs/sha256/{hash}/thumbnail` (a thumbnail
+    /// by content hash: no more than the bytes this scope reads anyway).
     case syncRead = "sync-read"
 
     /// Whether credentials of this scope may use a route that needs `required`.

@@ -45,6 +45,12 @@ struct AttachmentRecord: Sendable {
         )
     }
 
+    /// ``blobHash`` as a ``BlobHash``, the only way it becomes a path.
+    /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` for a malformed one.
+    var validatedHash: BlobHash {
+        get throws(AttachmentStore.Error) { try BlobHash(catalog: blobHash, table: "attachment", column: "blobHash", row: id) }
+    }
+
     init(row: SQLRow) throws {
         id = try row.requiredString("id")
         noteId = try row.requiredString("noteId")
@@ -169,7 +175,12 @@ struct AttachmentRow: Sendable {
     }
 
     /// The public value.
+    /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` when its blob hash is malformed.
     var value: Attachment {
+        get throws(AttachmentStore.Error) { try makeValue() }
+    }
+
+    private func makeValue() throws(AttachmentStore.Error) -> Attachment {
         let record = attachment
         let image: Attachment.ImageInfo? = if let width = record.width, let height = record.height {
             Attachment.ImageInfo(width: width, height: height, orientation: record.orientation ?? 1)
@@ -178,7 +189,7 @@ struct AttachmentRow: Sendable {
         }
         return Attachment(
             id: AttachmentID(rawValue: record.id), noteID: NoteID(rawValue: record.noteId),
-            position: record.position, blobHash: BlobHash(trusted: record.blobHash),
+            position: record.position, blobHash: try record.validatedHash,
             byteCount: byteCount, mediaType: record.mediaType, filename: record.filename,
             image: image, metadata: record.metadata, createdAt: record.createdAt,
             updatedAt: record.updatedAt, state: Attachment.State(state)

@@ -30,6 +30,12 @@ struct BlobRecord: Sendable {
         self.checkedAt = checkedAt
     }
 
+    /// ``hash`` as a ``BlobHash``, the only way it becomes a path.
+    /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` for a malformed one.
+    var validatedHash: BlobHash {
+        get throws(AttachmentStore.Error) { try BlobHash(catalog: hash, table: "blob", column: "hash", row: hash) }
+    }
+
     init(row: SQLRow) throws {
         hash = try row.requiredString("hash")
         byteCount = try row.requiredInt64("byteCount")

@@ -123,6 +123,7 @@ enum CatalogSchema {
         // From v6 on, migrations are written once for both catalogs.
         for migration in SharedCatalogMigrations.all {
             migrator.registerMigration(migration.id) { db in
+                try migration.refuseDamage(in: GRDBTransaction(db: db), .sqlite)
                 for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
             }
         }

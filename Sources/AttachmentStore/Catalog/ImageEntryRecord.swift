@@ -15,6 +15,12 @@ struct ImageEntryRecord: Sendable {
         self.updatedAt = updatedAt
     }
 
+    /// ``blobHash`` as a ``BlobHash``, the only way it becomes a path.
+    /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` for a malformed one.
+    var validatedHash: BlobHash {
+        get throws(AttachmentStore.Error) { try BlobHash(catalog: blobHash, table: "imageEntry", column: "blobHash", row: key) }
+    }
+
     init(row: SQLRow) throws {
         key = try row.requiredString("key")
         blobHash = try row.requiredString("blobHash")

@@ -48,6 +48,9 @@ final class SQLiteCatalogDatabase: SQLDatabase {
             throw .notAStore(path: path, reason: "catalog.sqlite is not a readable SQLite catalog (\(error.message ?? "corrupt"))")
         } catch let error as DatabaseError {
             throw .catalog(Self.classified(error))
+        } catch let error as SQLDatabaseError where error.kind == .corrupt {
+            // A migration that found rows it must not apply over (`v10`: a malformed blob hash).
+            throw .catalogDamaged(error)
         } catch let error as SQLDatabaseError {
             throw .catalog(error)
         } catch {

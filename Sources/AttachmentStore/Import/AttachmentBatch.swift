@@ -30,15 +30,19 @@ public final class AttachmentBatch: Sendable {
 
     /// Stages bytes that arrive as an asynchronous sequence of chunks (memory stays bounded by
     /// one chunk of about 1 MiB). Nothing is referenced until ``commit()``.
-    /// - Throws: what `bytes` throws, ``AttachmentStore/Error/writeFailed(path:cause:)``, or
-    ///   `CancellationError`; nothing of this file is kept, the batch keeps what it staged before.
+    /// - Throws: ``AttachmentStore/Error/invalidArgument(_:)`` for a `filename` that breaks
+    ///   ``RecordRules`` (before any byte is read), what `bytes` throws,
+    ///   ``AttachmentStore/Error/writeFailed(path:cause:)``, or `CancellationError`; nothing of
+    ///   this file is kept, the batch keeps what it staged before.
     public func add<Bytes: AsyncSequence>(bytes: Bytes, filename: String) async throws where Bytes.Element: DataProtocol {
+        let name = try RecordRules.filename(given: filename)
         let blob = try await store.ingest(bytes: bytes, syncing: store.backend.uploadsBeforeCommit)
-        entries.withLock { $0.append(.success(StagedAttachment(filename: filename, blob: blob))) }
+        entries.withLock { $0.append(.success(StagedAttachment(filename: name, blob: blob))) }
     }
 
-    /// Stages files in parallel (one per core), each keeping its own name; a file that cannot be
-    /// read is kept as its failure, which ``commit()`` reports in its place.
+    /// Stages files in parallel (one per core), each keeping its own name (mended by
+    /// ``RecordRules/filename(fromFileSystem:)``); a file that cannot be read is kept as its
+    /// failure, which ``commit()`` reports in its place.
     /// - Parameters:
     ///   - urls: the files, each a regular file (or a link to one).
     ///   - progress: called from background threads with a file's index in `urls` and the bytes
@@ -47,7 +51,7 @@ public final class AttachmentBatch: Sendable {
     public func add(filesAt urls: [URL], progress: (@Sendable (_ file: Int, _ bytesCopied: Int64) -> Void)? = nil) async throws {
         let staged = try await store.stageInParallel(urls, progress: progress)
         let added = zip(urls, staged).map { url, result in
-            result.map { StagedAttachment(filename: url.lastPathComponent, blob: $0) }
+            result.map { StagedAttachment(filename: RecordRules.filename(fromFileSystem: url.lastPathComponent), blob: $0) }
         }
         entries.withLock { $0 += added }
     }

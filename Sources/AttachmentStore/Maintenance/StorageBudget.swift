@@ -41,4 +41,11 @@ public struct EvictionReport: Sendable, Codable, Equatable {
     public var thumbnailsRemoved = 0
     /// Their bytes.
     public var thumbnailBytesRemoved: Int64 = 0
+    /// Leftovers of cut peer transfers removed from `tmp/` (oldest first) because, with the
+    /// originals, they went over `maxLocalBytes`.
+    public var partialsRemoved = 0
+    /// Their bytes.
+    public var partialBytesRemoved: Int64 = 0
+    /// Bytes of partial peer downloads left in `tmp/`, live and leftover (not in ``localBytesAfter``).
+    public var partialBytes: Int64 = 0
 }

@@ -46,7 +46,8 @@ public struct VerificationReport: Sendable, Codable, Equatable {
     public var attachmentsChecked = 0
     /// Damaged blobs, by hash.
     public var damage: [Damage] = []
-    /// Problems SQLite itself found in the catalog (integrity or foreign keys).
+    /// Problems in the catalog itself: what its database finds (integrity, foreign keys), and
+    /// rows whose blob hash is not 64 lowercase hexadecimal digits (a tampered catalog).
     public var catalogProblems: [String] = []
     /// Blob files no catalog row references (left by a crash; `gc` removes them). Not damage.
     public var unreferencedFiles = 0

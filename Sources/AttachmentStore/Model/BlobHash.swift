@@ -15,8 +15,16 @@ public struct BlobHash: RawRepresentable, Hashable, Sendable, Codable, CustomStr
         self.rawValue = rawValue
     }
 
-    /// Wraps a hash read from the catalog, whose schema already checks its form.
-    init(trusted rawValue: String) { self.rawValue = rawValue }
+    /// A hash read from the catalog's `table.column` in the row `row`: checked like any other,
+    /// since a catalog or a backup may have been written around the schema's own check.
+    /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` naming the row and the value,
+    ///   so a malformed hash never becomes a path.
+    init(catalog value: String, table: String, column: String, row: String) throws(AttachmentStore.Error) {
+        guard let hash = BlobHash(rawValue: value) else {
+            throw .damagedCatalogRow(.init(table: table, column: column, row: row, value: value))
+        }
+        self = hash
+    }
 
     /// The hash of a finished SHA-256 computation.
     init(digest: SHA256.Digest) {

@@ -14,7 +14,8 @@ import Glibc
 /// bytes once, when the download opens), so finishing reads nothing back. The partial file
 /// is locked while a download holds it, so `gc` leaves it alone (and removes it after the
 /// grace period once it is abandoned). Safe to use from one task at a time; appends run off
-/// the cooperative pool.
+/// the cooperative pool. The store admitted it against its ``PartialDownloadLimits`` before
+/// it opened, and counts it until it finishes or closes.
 public final class BlobDownload: Sendable {
     /// The blob being received.
     public let hash: BlobHash
@@ -41,9 +42,12 @@ public final class BlobDownload: Sendable {
     /// read at the end).
     private let imaging = ImagingWarmUp()
     private let received: Mutex<Int64>
+    /// Its place among the store's partial downloads, given up when it finishes or closes.
+    private let reservation: PartialDownloads.Reservation?
 
-    init(store: AttachmentStore, hash: BlobHash, expectedSize: Int64) throws {
+    init(store: AttachmentStore, hash: BlobHash, expectedSize: Int64, reservation: PartialDownloads.Reservation? = nil) throws {
         self.store = store
+        self.reservation = reservation
         self.hash = hash
         self.expectedSize = expectedSize
         self.path = store.layout.temporaryPath + "/" + Self.partialName(of: hash)
@@ -214,14 +218,21 @@ public final class BlobDownload: Sendable {
             return StagedBlob(temporaryPath: path, descriptor: taken.fd, storePath: store.layout.root, hash: hash, byteCount: size, head: taken.digest.head)
         }
         await imaging.settle()
+        defer { reservation.map { store.partials.end($0, completed: true) } }
         try await store.installDownloaded(staged)
     }
 
-    /// Closes the partial file, keeping it for a later resume. Idempotent.
+    /// Closes the partial file, keeping it for a later resume (within the store's
+    /// ``PartialDownloadLimits``). Idempotent.
     public func close() {
-        partial.withLock { current in
-            if let open = current { Glibc.close(open.fd) }
-            current = nil
+        let closed = partial.withLock { current in
+            defer { current = nil }
+            guard let open = current else { return false }
+            Glibc.close(open.fd)
+            return true
         }
+        // Not open any more yet never closed here: `finish()` took the file (installed, or
+        // removed as wrong), so nothing of this download is left in `tmp/`.
+        if let reservation { store.partials.end(reservation, completed: !closed) }
     }
 }

@@ -1,5 +1,9 @@
 /// The bounds every change and blob from a peer must keep before it touches the catalog, a
 /// page or the disk. A peer is input like any upload: these are its upload limits.
+///
+/// What a title, a body and a file name may hold is not configurable here: it is
+/// ``RecordRules``, the same rule the store's own writes keep, so that a record this store
+/// accepts is never refused by a peer.
 public struct PeerInputLimits: Sendable, Equatable {
     /// The largest blob a peer's record may announce, and the most bytes a fetch accepts.
     /// Default 4 GiB; `attach serve` uses its upload limit.
@@ -8,12 +12,6 @@ public struct PeerInputLimits: Sendable, Equatable {
     /// change stamped later is refused, never adopted, so one peer's bad clock cannot drag
     /// every later local edit into the future. Default 5 minutes.
     public var maxClockSkew: Duration = .seconds(300)
-    /// The longest note title, in UTF-8 bytes. Default 4 KiB.
-    public var maxTitleBytes = 4 << 10
-    /// The longest note body, in UTF-8 bytes. Default 1 MiB, what the API accepts in one edit.
-    public var maxBodyBytes = 1 << 20
-    /// The longest file name, in UTF-8 bytes. Default 255.
-    public var maxFilenameBytes = 255
     /// The most metadata entries of an attachment. Default 64.
     public var maxMetadataEntries = 64
     /// The most UTF-8 bytes of all metadata keys and values of an attachment together. Default 16 KiB.

@@ -193,7 +193,8 @@ public struct SyncBatch: Sendable, Equatable, Codable {
                 return "unreadable change"
             }
             let name = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return "unreadable change \(name): \(detail.prefix(120))"
+            // Both may carry the peer's own text (a metadata key, a value it sent).
+            return "unreadable change \(PeerText.escaped(name, limit: 80)): \(PeerText.escaped(detail, limit: 120))"
         }
     }
 }
@@ -215,6 +216,14 @@ public struct SyncApplyReport: Sendable, Equatable, Codable {
     public var invalid = 0
     /// Why, for the first ``maxProblems`` refused changes.
     public var problems: [String] = []
+    /// The attachments of a raster type whose records these changes created or updated, with
+    /// the content each names: the peer that sent them is the one asked for their thumbnails,
+    /// of that content only. Not part of the JSON form.
+    public var imagesApplied: [AttachmentID: BlobHash] = [:]
+
+    private enum CodingKeys: String, CodingKey {
+        case notesApplied, attachmentsApplied, deletionsApplied, ignored, newRemoteBlobs, invalid, problems
+    }
 
     /// How many reasons a report keeps.
     public static let maxProblems = 20
@@ -237,6 +246,7 @@ public struct SyncApplyReport: Sendable, Equatable, Codable {
         newRemoteBlobs += other.newRemoteBlobs
         invalid += other.invalid
         problems += other.problems.prefix(max(0, Self.maxProblems - problems.count))
+        imagesApplied.merge(other.imagesApplied) { _, newer in newer }
     }
 }
 

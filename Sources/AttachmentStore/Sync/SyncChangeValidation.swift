@@ -1,7 +1,8 @@
 import Foundation
 
-/// Checks one change from a peer against ``PeerInputLimits`` and the shape of this store's
-/// own records, before anything of it is applied.
+/// Checks one change from a peer against ``PeerInputLimits``, ``RecordRules`` (what a title,
+/// body and file name may hold: the rule the store's own writes keep) and the shape of this
+/// store's own records, before anything of it is applied.
 ///
 /// A change that fails is never applied and never moves the clock; the batch it came in
 /// goes on without it (``SyncApplyReport/invalid``).
@@ -29,8 +30,8 @@ struct SyncChangeValidation {
             let note = change.note
             checks = [
                 { Self.id(note.id.rawValue, "note id") },
-                { text(note.title, "title", max: limits.maxTitleBytes, allowNewlines: false) },
-                { text(note.body, "body", max: limits.maxBodyBytes, allowNewlines: true) },
+                { RecordRules.problem(title: note.title) },
+                { RecordRules.problem(body: note.body) },
                 { date(note.createdAt, "createdAt") }, { date(note.updatedAt, "updatedAt") },
                 { clock(change.clock) },
             ]
@@ -39,14 +40,14 @@ struct SyncChangeValidation {
             checks = [
                 { Self.id(attachment.id.rawValue, "attachment id") }, { Self.id(attachment.noteID.rawValue, "note id") },
                 { position(attachment.position) }, { byteCount(attachment.byteCount) }, { Self.mediaType(attachment.mediaType) },
-                { text(attachment.filename, "filename", max: limits.maxFilenameBytes, allowNewlines: false) },
+                { Self.filename(attachment.filename) },
                 { image(attachment.image) }, { metadata(attachment.metadata) },
                 { date(attachment.createdAt, "createdAt") }, { date(attachment.updatedAt, "updatedAt") },
                 { clock(token.clock) },
             ]
         case .tombstone(let tombstone):
             checks = [
-                { ["note", "attachment"].contains(tombstone.entity) ? nil : "a tombstone of unknown kind \(Self.quoted(tombstone.entity))" },
+                { ["note", "attachment"].contains(tombstone.entity) ? nil : "a tombstone of unknown kind \(PeerText.quoted(tombstone.entity))" },
                 { Self.id(tombstone.id, "\(tombstone.entity) id") },
                 { clock(tombstone.clock) },
             ]
@@ -62,11 +63,11 @@ struct SyncChangeValidation {
     /// A canonical lowercase UUID: 8-4-4-4-12 hexadecimal digits.
     static func id(_ text: String, _ name: String) -> String? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return "\(name) \(quoted(text)) is not a lowercase UUID" }
+        guard bytes.count == 36 else { return "\(name) \(PeerText.quoted(text)) is not a lowercase UUID" }
         for (index, byte) in bytes.enumerated() {
             let isDash = [8, 13, 18, 23].contains(index)
             let ok = isDash ? byte == UInt8(ascii: "-") : ((48...57).contains(byte) || (97...102).contains(byte))
-            guard ok else { return "\(name) \(quoted(text)) is not a lowercase UUID" }
+            guard ok else { return "\(name) \(PeerText.quoted(text)) is not a lowercase UUID" }
         }
         return nil
     }
@@ -80,7 +81,7 @@ struct SyncChangeValidation {
             }
         }
         guard text.utf8.count <= 127, parts.count == 2, token(parts[0]), token(parts[1]) else {
-            return "media type \(quoted(text)) is not of the form type/subtype"
+            return "media type \(PeerText.quoted(text)) is not of the form type/subtype"
         }
         return nil
     }
@@ -92,6 +93,18 @@ struct SyncChangeValidation {
             return "\(name) contains control characters"
         }
         return nil
+    }
+
+    /// Why a peer's file name breaks ``RecordRules``, taken as a name given (its last `/` part,
+    /// which is what ``AttachmentStore`` records), or `nil`.
+    static func filename(_ name: String) -> String? {
+        do {
+            _ = try RecordRules.filename(given: name)
+            return nil
+        } catch {
+            if case .invalidArgument(let reason) = error { return reason }
+            return "\(error)"
+        }
     }
 
     func date(_ date: Date, _ name: String) -> String? {
@@ -110,7 +123,7 @@ struct SyncChangeValidation {
               (1...64).contains(fields[2].utf8.count),
               fields[2].utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || (65...90).contains($0) || $0 == UInt8(ascii: "-") }),
               let milliseconds = Int64(fields[0])
-        else { return "clock stamp \(Self.quoted(stamp.rawValue)) is malformed" }
+        else { return "clock stamp \(PeerText.quoted(stamp.rawValue)) is malformed" }
         guard milliseconds <= latestAllowed else {
             return "clock stamp \(stamp.rawValue) is \(milliseconds - nowMilliseconds) ms ahead of this machine's clock "
                 + "(at most \(limits.maxClockSkew) allowed)"
@@ -146,16 +159,5 @@ struct SyncChangeValidation {
             }
         }
         return nil
-    }
-
-    /// `text` in quotes, cut to 40 characters, with control characters and markup characters
-    /// (`< > & " '`) escaped as `\u{…}`: safe in a log line, a JSON report or a page.
-    static func quoted(_ text: String) -> String {
-        let cut = text.count > 40 ? String(text.prefix(40)) + "…" : text
-        let escaped = cut.unicodeScalars.map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7F || "<>&\"'".unicodeScalars.contains(scalar)
-                ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }
-        return "\"" + escaped.joined() + "\""
     }
 }

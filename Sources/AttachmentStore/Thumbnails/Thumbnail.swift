@@ -10,13 +10,17 @@ public struct Thumbnail: Sendable, Equatable {
     public let width: Int
     /// Height in pixels.
     public let height: Int
+    /// Whether a peer made it (of an original that is not here yet): shown only until the
+    /// original arrives, then replaced by this store's own render. Never cache it for good.
+    public var isProvisional: Bool
 
     /// Creates a thumbnail value.
-    public init(data: Data, mediaType: String, width: Int, height: Int) {
+    public init(data: Data, mediaType: String, width: Int, height: Int, isProvisional: Bool = false) {
         self.data = data
         self.mediaType = mediaType
         self.width = width
         self.height = height
+        self.isProvisional = isProvisional
     }
 }
 

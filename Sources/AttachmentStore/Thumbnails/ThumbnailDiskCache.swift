@@ -26,9 +26,25 @@ struct ThumbnailDiskCache: Sendable {
         directory = root + "/" + Self.pipelineVersion + "/" + options.variantName
     }
 
-    /// Where the thumbnail for `key` lives.
+    /// Where the thumbnail for `key` lives; a peer's provisional copy under
+    /// `<root>/peer/<ab>/<hash>/<attachment>-<size>`, apart from this store's renders.
     func path(for key: ThumbnailKey) -> String {
-        "\(directory)/\(key.hash.rawValue.prefix(2))/\(key.hash.rawValue)-\(key.size)"
+        if let attachment = key.peerCopyOf {
+            return "\(peerFolder(of: key.hash))/\(attachment.rawValue)-\(key.size)"
+        }
+        return "\(directory)/\(key.hash.rawValue.prefix(2))/\(key.hash.rawValue)-\(key.size)"
+    }
+
+    /// The folder of the peers' provisional thumbnails of content `hash`.
+    func peerFolder(of hash: BlobHash) -> String {
+        "\(root)/peer/\(hash.rawValue.prefix(2))/\(hash.rawValue)"
+    }
+
+    /// Removes the peers' provisional thumbnails of content `hash` (its original is here now).
+    func removePeerCopies(of hash: BlobHash) {
+        let folder = peerFolder(of: hash)
+        guard FileManager.default.fileExists(atPath: folder) else { return }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// The cached thumbnail, or `nil` when absent, torn or otherwise not what was written (it
@@ -36,8 +52,9 @@ struct ThumbnailDiskCache: Sendable {
     func thumbnail(for key: ThumbnailKey) -> Thumbnail? {
         let path = path(for: key)
         guard let file = FileManager.default.contents(atPath: path),
-              let thumbnail = ThumbnailFileTrailer.thumbnail(from: file) else { return nil }
+              var thumbnail = ThumbnailFileTrailer.thumbnail(from: file) else { return nil }
         LeastRecentlyRead.touch(path)
+        thumbnail.isProvisional = key.peerCopyOf != nil
         return thumbnail
     }
 

@@ -70,13 +70,6 @@ final class ThumbnailPipeline: Sendable {
         return stored
     }
 
-    /// Puts a thumbnail made elsewhere (by a peer) into both caches.
-    func insert(_ thumbnail: Thumbnail, for key: ThumbnailKey) async throws {
-        memory.setValue(thumbnail, forKey: key, cost: thumbnail.data.count)
-        let disk = self.disk
-        try await BlockingPool.run { try disk.store(thumbnail, for: key) }
-    }
-
     /// Starts making a thumbnail in the background, unless it is cached or under way.
     func prefetch(_ key: ThumbnailKey, sourcePath: String) {
         guard memory.value(forKey: key) == nil else { return }
@@ -145,7 +138,7 @@ final class ThumbnailPipeline: Sendable {
         state.withLock { $0.statistics.rendersFinished += 1 }
 
         let thumbnail = Thumbnail(data: Data(rendered.data), mediaType: rendered.encoding.mediaType,
-                                  width: rendered.width, height: rendered.height)
+                                  width: rendered.width, height: rendered.height, isProvisional: key.peerCopyOf != nil)
         memory.setValue(thumbnail, forKey: key, cost: thumbnail.data.count)
         do {
             try await BlockingPool.run { try disk.store(thumbnail, for: key) }

@@ -21,7 +21,8 @@ struct ExportCommand: AsyncParsableCommand {
         var destination = URL(filePath: output)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), isDirectory.boolValue {
-            destination = destination.appending(path: content.attachment.filename)
+            // The stored name becomes a path only through SafeFilename (no `..`, `/`, controls, bidi).
+            destination = try SafeFilename(content.attachment.filename).path(in: destination)
         }
         try await content.write(to: destination)
         Console.out("\(destination.path(percentEncoded: false))  \(Formatting.bytes(content.byteCount))  sha256:\(content.hash)")

@@ -7,7 +7,7 @@ struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch the bytes of attachments that arrived by sync, verified against their hash, resumable.",
-        discussion: "Peers: --peer URL (repeatable), else every peer this store has pulled from."
+        discussion: "Peers: --peer URL (repeatable) and --peers-file, else every peer this store has pulled from."
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -24,10 +24,11 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await storeOptions.open()
-        let peerURLs = peers.isEmpty ? try await store.knownPeers() : peers
-        guard !peerURLs.isEmpty else { throw ValidationError("this store has no peer yet: give --peer URL") }
+        let peerURLs = peers.isEmpty && tokenOption.peersFile == nil ? try await store.knownPeers() : peers
+        let resolved = try tokenOption.peers(peerURLs)
+        guard !resolved.isEmpty else { throw ValidationError("this store has no peer yet: give --peer URL") }
         let http = try tokenOption.httpClient()
-        let fetcher = BlobFetcher(peers: try tokenOption.peers(peerURLs), http: http.http)
+        let fetcher = BlobFetcher(peers: resolved, http: http.http)
         var wanted: [(BlobHash, Int64)]
         if let attachment {
             let found = try await store.attachment(try await store.resolveAttachmentID(attachment))

@@ -13,7 +13,9 @@ struct ServeCommand: AsyncParsableCommand {
             Creates the store when the folder is missing or empty. Stops gracefully on SIGINT or
             SIGTERM: requests in flight, uploads included, finish first. Every option can also
             be given in the environment as ATTACH_<OPTION> (ATTACH_MAX_UPLOAD=512; a list for
-            --peer, --allowed-host and --trusted-proxy is comma-separated); the command line wins. With --token every
+            --peer, --peer-token-file, --allowed-host and --trusted-proxy is comma-separated); the command line wins.
+            Each peer gets its own token (--peer-token-file URL=FILE or --peers-file FILE) and
+            never another's; --peer-token is refused with more than one peer. With --token every
             route but /health and the login page needs credentials: `Authorization: Bearer
             TOKEN`, or the session cookie a browser gets by logging in at /login. Listening
             beyond loopback needs --token. Requests naming a Host other than loopback,
@@ -26,12 +28,13 @@ struct ServeCommand: AsyncParsableCommand {
     static let environmentOptions = [
         "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "allowed-host",
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
-        "min-upload-rate", "upload-rate-window", "max-connections", "max-concurrent-uploads", "response-write-timeout",
-        "log-level", "peer", "peer-token", "peer-token-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
+        "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
+        "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
         "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate",
+        "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime",
     ]
     /// The options that may be given more than once (a comma-separated list in the environment).
-    static let repeatableOptions: Set<String> = ["peer", "allowed-host", "trusted-proxy"]
+    static let repeatableOptions: Set<String> = ["peer", "peer-token-file", "allowed-host", "trusted-proxy"]
 
     /// Options that give one setting two ways (a secret, or the file holding it): one of them on
     /// the command line keeps the other out of the environment too, so the command line wins.
@@ -49,7 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
     var port = 8080
 
     @Option(help: ArgumentHelp("The token every request needs (`Authorization: Bearer TOKEN`, or log in at /login).",
-                               discussion: "Required when --host is not loopback. Prefer --token-file: `ps` shows arguments.", valueName: "T"))
+                               discussion: "Required when --host is not loopback, and then at least 16 bytes. Prefer --token-file: "
+                                   + "`ps` shows arguments.", valueName: "T"))
     var token: String?
 
     @Option(name: .customLong("token-file"), help: ArgumentHelp("Read --token from this file (one line).", valueName: "FILE"))
@@ -114,8 +118,15 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("The stretch of waiting for upload bytes --min-upload-rate is averaged over.", valueName: "SECONDS"))
     var uploadRateWindow: Double = 30
 
-    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections held open at most; more are closed as they arrive.", valueName: "N"))
+    @Option(name: .customLong("max-connections"),
+            help: ArgumentHelp("Connections held open at most; at the limit a new one takes an idle one's place "
+                                   + "(one that never authenticated first), and is closed when all are busy.", valueName: "N"))
     var maxConnections = 512
+
+    @Option(name: .customLong("max-connections-per-client"),
+            help: ArgumentHelp("Connections one client address holds at most; more are closed as they arrive.",
+                               discussion: "A --trusted-proxy's own address is not limited as one client.", valueName: "N"))
+    var maxConnectionsPerClient = 64
 
     @Option(name: .customLong("max-concurrent-uploads"),
             help: ArgumentHelp("Uploads received at once at most; one more is answered 503 with Retry-After.", valueName: "N"))
@@ -131,11 +142,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("peer"), help: ArgumentHelp("A peer to sync with continuously (repeatable).", valueName: "URL"))
     var peers: [String] = []
 
-    @Option(name: .customLong("peer-token"), help: ArgumentHelp("The token of the peers' sync endpoints.", valueName: "T"))
+    @Option(name: .customLong("peer-token"),
+            help: ArgumentHelp("The token of the one --peer's sync endpoints (refused with more than one peer).", valueName: "T"))
     var peerToken: String?
 
-    @Option(name: .customLong("peer-token-file"), help: ArgumentHelp("Read --peer-token from this file.", valueName: "FILE"))
-    var peerTokenFile: String?
+    @Option(name: .customLong("peer-token-file"),
+            help: ArgumentHelp("Send this peer the token in FILE, and no other peer (repeatable); a plain FILE is --peer-token's file.",
+                               valueName: "URL=FILE"))
+    var peerTokenFiles: [String] = []
+
+    @Option(name: .customLong("peers-file"),
+            help: ArgumentHelp("Peers to sync with, one a line: `URL` or `URL TOKEN-FILE` (each token goes to its own peer only).",
+                               valueName: "FILE"))
+    var peersFile: String?
 
     @Option(name: .customLong("sync-interval"), help: ArgumentHelp("Seconds between sync rounds with a peer.", valueName: "SECONDS"))
     var syncInterval: Double = 5
@@ -151,6 +170,7 @@ struct ServeCommand: AsyncParsableCommand {
     var fetch = "on-demand"
 
     @OptionGroup var budgetOptions: StorageBudgetOptions
+    @OptionGroup var partialDownloadOptions: PartialDownloadOptions
 
     @Option(name: .customLong("budget-interval"), help: ArgumentHelp("Seconds between enforcements of the storage budget.", valueName: "SECONDS"))
     var budgetInterval: Double = 30
@@ -186,8 +206,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxUploadBytes = maxUploadMiB << 20
         guard uploadExpiryHours > 0 else { throw ValidationError("--upload-expiry must be a positive number of hours") }
         configuration.uploadLifetime = .seconds(Int64(uploadExpiryHours * 3600))
-        configuration.peers = try peers.map { try Peer(parsing: $0).url }
-        configuration.peerToken = try SecretFile.either(peerToken, option: "--peer-token", file: peerTokenFile, fileOption: "--peer-token-file")
+        let resolvedPeers = try PeerCredentials(urls: peers, tokenFiles: peerTokenFiles, peersFile: peersFile,
+                                                sharedToken: peerToken.map { ($0, "--peer-token") }).peers()
+        configuration.peers = resolvedPeers.map(\.url)
+        configuration.peerTokens = Dictionary(uniqueKeysWithValues: resolvedPeers.compactMap { peer in peer.token.map { (peer.url, $0) } })
         if let peerBandwidth {
             guard peerBandwidth > 0 else { throw ValidationError("--peer-bandwidth must be positive") }
             configuration.peerBandwidth = Int64(peerBandwidth * 1_048_576)
@@ -198,6 +220,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(flag) must be a positive number of seconds")
         }
         configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerClient = maxConnectionsPerClient
         configuration.maxConcurrentUploads = maxConcurrentUploads
         configuration.responseWriteTimeout = .milliseconds(Int64(responseWriteTimeout * 1000))
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
@@ -215,6 +238,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.fetchMode = mode
         guard budgetInterval > 0 else { throw ValidationError("--budget-interval must be a positive number of seconds") }
         configuration.budgetInterval = .milliseconds(Int64(budgetInterval * 1000))
+        configuration.partialDownloads = partialDownloadOptions.limits
         if budgetOptions.isGiven { configuration.storageBudgetUpdate = { [budgetOptions] in budgetOptions.applied(to: $0) } }
         if let scrubRate {
             guard let rate = scrubRate.bytes, rate > 0 else { throw ValidationError("--scrub-rate must be a positive size per second, like 50M") }

@@ -19,18 +19,19 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var tokenOption: PeerTokenOption
         @Argument(help: ArgumentHelp("Peer URLs, for example http://127.0.0.1:8081.", valueName: "URL"))
-        var peers: [String]
+        var peers: [String] = []
         @Flag(help: "Print one JSON report per peer.") var json = false
 
         func validate() throws {
-            if peers.isEmpty { throw ValidationError("name at least one peer URL") }
+            if peers.isEmpty && tokenOption.peersFile == nil { throw ValidationError("name at least one peer URL (or give --peers-file)") }
         }
 
         func run() async throws {
+            let resolved = try tokenOption.peers(peers)
             let store = try await storeOptions.open()
             let http = try tokenOption.httpClient()
             var failed = false
-            for peer in try tokenOption.peers(peers) {
+            for peer in resolved {
                 do {
                     let report = try await SyncRound(peer: peer, http: http.http).run(into: store)
                     if json {
@@ -43,7 +44,7 @@ struct SyncCommand: AsyncParsableCommand {
                             + (report.applied.invalid > 0 ? "; \(report.applied.invalid) invalid changes skipped" : ""))
                     }
                     for problem in report.applied.problems {
-                        Console.error("attach: \(peer) sent an invalid change, skipped: \(problem)")
+                        Console.error("attach: \(peer) sent an invalid change, skipped: \(PeerText.escaped(problem, limit: 500, markup: false))")
                     }
                 } catch let error as SyncError {
                     Console.error("attach: \(error)")

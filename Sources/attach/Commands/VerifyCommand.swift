@@ -10,7 +10,7 @@ struct VerifyCommand: AsyncParsableCommand {
         discussion: """
             With --repair, each damaged blob is quarantined (moved to quarantine/, never served) and a copy \
             fetched from a peer that holds the same hash, verified, and put back; the store is then verified \
-            again. Peers: --peer URL (repeatable), else every peer this store has pulled from.
+            again. Peers: --peer URL (repeatable) and --peers-file, else every peer this store has pulled from.
             """
     )
 
@@ -32,7 +32,7 @@ struct VerifyCommand: AsyncParsableCommand {
             var configuration = AttachmentStore.Configuration()
             configuration.remoteBlobSource = fetcher
             let store = try await storeOptions.open(configuration: configuration)
-            fetcher.setPeers(try tokenOption.peers(peers.isEmpty ? try await store.knownPeers() : peers))
+            fetcher.setPeers(try tokenOption.peers(peers.isEmpty && tokenOption.peersFile == nil ? try await store.knownPeers() : peers))
             let before = try await store.verify()
             if !before.damage.isEmpty {
                 let outcome = try await store.repair(before.damage)

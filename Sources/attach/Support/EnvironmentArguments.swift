@@ -58,6 +58,8 @@ struct EnvironmentArguments {
         guard let culprit = injected.first(where: { message.contains("'--\($0.option)") || message.contains("--\($0.option) ") }) else {
             return nil
         }
-        return ValidationError("\(culprit.variable)=\(culprit.value) in the environment: \(message)")
+        // A secret is named, never shown: the message goes to a terminal or a service's log.
+        let shown = culprit.option.hasSuffix("token") ? "(a secret, not shown)" : culprit.value
+        return ValidationError("\(culprit.variable)=\(shown) in the environment: \(message)")
     }
 }

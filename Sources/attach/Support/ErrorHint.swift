@@ -10,7 +10,7 @@ enum ErrorHint {
         case .storeNotFound(let path): "create one with `attach init --store \(path)`"
         case .noteNotFound: "`attach note list` shows the notes"
         case .attachmentNotFound: "`attach list` shows the attachments"
-        case .blobMissing, .hashMismatch, .catalogDamaged: "run `attach verify`"
+        case .blobMissing, .hashMismatch, .catalogDamaged, .damagedCatalogRow: "run `attach verify`"
         case .blobStorageMismatch: "pass --blobs for the store's own location (or set ATTACH_BLOBS)"
         case .notAvailableLocally: "`attach fetch` brings them from a peer"
         case .catalogUnavailable: "check that the PostgreSQL server --catalog names is running and reachable"

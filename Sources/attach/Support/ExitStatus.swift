@@ -20,6 +20,9 @@ enum ExitStatus {
         case let storeError as AttachmentStore.Error:
             Console.error("attach: \(storeError)" + (ErrorHint.hint(for: storeError).map { "; \($0)" } ?? ""))
             return code(for: storeError)
+        case let refusal as SafeFilename.Error:
+            Console.error("attach: \(refusal); nothing was written. Give -o a file path to write it under a name of your choosing")
+            return inputError
         case is CancellationError:
             Console.error("attach: cancelled")
             return inputError
@@ -48,7 +51,7 @@ enum ExitStatus {
             return inputError
         case .blobStorageMismatch, .catalogFromNewerRelease:
             return inputError
-        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .catalogDamaged, .catalogUnavailable, .objectStore:
+        case .writeFailed, .blobMissing, .hashMismatch, .catalog, .catalogDamaged, .damagedCatalogRow, .catalogUnavailable, .objectStore:
             return damage
         }
     }

@@ -4,7 +4,8 @@ import Logging
 
 /// The `attach` command's log handler: lines on standard error in swift-log's
 /// `StreamLogHandler` format (`2026-11-26T08:56:10+0000 info attach-serve: key=value [Module] message`),
-/// with the metadata put into words only when a line is written.
+/// with the metadata put into words only when a line is written, and every control, C1 and bidi
+/// character in it escaped (`PeerText`): one event is always one line.
 ///
 /// `StreamLogHandler` formats its metadata every time a value is set, and the server's
 /// framework sets one (the request id) on every request, whether or not anything is logged:
@@ -35,8 +36,12 @@ struct StandardErrorLogHandler: LogHandler {
             merged["error.message"] = "\(error)"
             merged["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        let words = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let line = "\(Self.timestamp()) \(event.level)\(label.isEmpty ? "" : " ")\(label):\(words) [\(event.source)] \(event.message)\n"
+        // A value or message may carry text from outside (a peer's error, a request's path):
+        // escaped, it can neither end the line early nor drive the terminal reading it.
+        let words = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\(PeerText.escaped("\($0.value)", markup: false))" }.joined(separator: " ")
+        let message = PeerText.escaped("\(event.message)", markup: false)
+        let line = "\(Self.timestamp()) \(event.level)\(label.isEmpty ? "" : " ")\(label):\(words) [\(event.source)] \(message)\n"
         // One write(2) per line (short writes aside), so lines from several threads do not
         // interleave. A line standard error does not take is dropped: there is nowhere to say so.
         do {

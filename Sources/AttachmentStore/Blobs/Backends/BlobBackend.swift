@@ -55,8 +55,8 @@ protocol BlobBackend: Sendable {
     /// After that transaction committed: removes the bytes kept outside the store folder, unless
     /// an ingest claimed them meanwhile.
     func removeStored(_ hash: BlobHash) async throws
-    /// How `gc` dates and counts an unreferenced blob. Blocks.
-    func garbageFacts(of record: BlobRecord) -> BlobGarbageFacts
+    /// How `gc` dates and counts an unreferenced blob (`hash`, its record's hash checked). Blocks.
+    func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts
     /// `gc`'s second half: removes stored bytes the catalog does not know, older than `cutoff`
     /// (or at once for `removedRows`, whose rows `gc` just deleted).
     func collectOrphans(before cutoff: Date, grace: Duration, removedRows: Set<BlobHash>,

@@ -63,7 +63,7 @@ struct CatalogBlobBackend: BlobBackend {
 
     func removeStored(_ hash: BlobHash) async throws {}
 
-    func garbageFacts(of record: BlobRecord) -> BlobGarbageFacts {
+    func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts {
         BlobGarbageFacts(age: record.createdAt, collectNow: false, bytes: record.state == .present ? record.byteCount : 0)
     }
 

@@ -46,8 +46,8 @@ struct FileBlobBackend: BlobBackend {
 
     func removeStored(_ hash: BlobHash) async throws {}
 
-    func garbageFacts(of record: BlobRecord) -> BlobGarbageFacts {
-        let info = try? POSIXFile.status(files.path(for: BlobHash(trusted: record.hash)))
+    func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts {
+        let info = try? POSIXFile.status(files.path(for: hash))
         return BlobGarbageFacts(age: info.map(BlobFileScan.modificationDate) ?? record.createdAt,
                                 collectNow: info == nil, bytes: info.map { Int64($0.st_size) } ?? 0)
     }
@@ -72,7 +72,9 @@ struct FileBlobBackend: BlobBackend {
 
     func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
         let source = files.path(for: hash)
-        return try await BlockingPool.run { () throws -> BackupBlobCopy.Outcome in
+        return try await BlockingPool.run { [files] () throws -> BackupBlobCopy.Outcome in
+            // A link in the source (a restore's backup) would bring a file from elsewhere along.
+            if let problem = files.linkOnTheWay(to: hash) { throw AttachmentStore.Error.notAStore(path: files.root, reason: problem) }
             do throws(SystemError) {
                 return try BackupBlobCopy.place(hash, byteCount: byteCount, from: source, into: backup)
             } catch {

@@ -132,7 +132,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
 
     func removeStored(_ hash: BlobHash) async throws { _ = try await deleteUnclaimedObject(hash) }
 
-    func garbageFacts(of record: BlobRecord) -> BlobGarbageFacts {
+    func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts {
         BlobGarbageFacts(age: record.createdAt, collectNow: false, bytes: record.state == .present ? record.byteCount : 0)
     }
 

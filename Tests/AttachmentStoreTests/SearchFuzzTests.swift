@@ -1,0 +1,96 @@
+@testable import AttachmentStore
+import Foundation
+import Testing
+import TestSupport
+
+/// Search text never reaches FTS5's or `tsquery`'s syntax, whatever scalar stands next to a
+/// syntax character: terms are built per Unicode scalar, so no grapheme cluster can glue a
+/// quote or an operator into a "letter".
+@Suite("Search text cannot break the query", .timeLimit(.minutes(5)))
+struct SearchFuzzTests {
+    /// The characters and words of FTS5's and `tsquery`'s syntax.
+    static let syntax = ["\"", "*", "(", ")", ":", "^", "-", "+", "NEAR", "NEAR(", "AND", "OR", "NOT", "&", "|", "!", "'", "\\", ":*"]
+
+    /// Two scalars of every general category (surrogates are not scalars), found by walking the
+    /// code space once, plus the named classes of ``HostileText`` (Grapheme_Cluster_Break
+    /// Prepend, Extend, ZWJ, SpacingMark, regional indicators, …).
+    static let neighbours: [String] = {
+        var perCategory: [Unicode.GeneralCategory: [String]] = [:]
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let category = scalar.properties.generalCategory
+            if perCategory[category, default: []].count < 2 { perCategory[category, default: []].append(String(scalar)) }
+        }
+        return perCategory.values.flatMap { $0 } + HostileText.classes.map(\.text)
+    }()
+
+    /// Every neighbour placed in front of, behind and around every syntax piece.
+    static let queries: [String] = {
+        var queries: [String] = []
+        for neighbour in neighbours {
+            for piece in syntax {
+                let around: String = neighbour + piece + neighbour
+                let inWord: String = "a" + neighbour + piece + "b"
+                let spaced: String = piece + " " + neighbour + " " + piece
+                queries += [neighbour + piece, piece + neighbour, around, inWord, spaced]
+            }
+        }
+        return queries
+    }()
+
+    /// Runs every query against `store`, which holds notes of hostile text; returns the failures.
+    static func failures(in store: AttachmentStore) async throws -> [String] {
+        for (index, hostile) in HostileText.classes.enumerated() where index % 4 == 0 {
+            _ = try? await store.createNote(title: "garden \(hostile.text) photos", body: hostile.text + "\"" + hostile.text)
+        }
+        var failures: [String] = []
+        for query in queries {
+            do {
+                _ = try await store.notes(matching: query, limit: 5)
+            } catch {
+                failures.append("\(query.unicodeScalars.map { TextScalars.name($0) }.joined(separator: " ")): \(error)")
+            }
+        }
+        return failures
+    }
+
+    @Test("the Prepend scalar U+0D4E before a quote is searched for instead of failing")
+    func prependBeforeQuote() async throws {
+        let fixture = try await StoreFixture("search-prepend")
+        _ = try await fixture.store.createNote(title: "ൎx garden")
+        // Once one `Character` whose `isLetter` was true; the quote then ended FTS5's term (a 500).
+        _ = try await fixture.store.notes(matching: "\u{D4E}\"")
+        _ = try await fixture.store.notes(matching: "\u{D4E}\" OR \"")
+        #expect(NoteSearch("\u{D4E}\"")?.words == ["\u{D4E}"])
+        #expect(try await fixture.store.notes(matching: "gard\u{D4E}\"").count == 0)
+        #expect(try await fixture.store.notes(matching: "garden").count == 1)
+    }
+
+    @Test("no word of a search holds a character of either query syntax, for any neighbour")
+    func wordsHoldNoSyntax() {
+        let forbidden = Set("\"*():^-+&|!'\\ ".unicodeScalars)
+        for query in Self.queries {
+            for word in NoteSearch(query)?.words ?? [] {
+                #expect(!word.unicodeScalars.contains(where: forbidden.contains), "\(query.debugDescription) → \(word.debugDescription)")
+                #expect(word.unicodeScalars.allSatisfy(NoteSearch.isWordScalar))
+            }
+        }
+    }
+
+    @Test("every scalar class next to every syntax character, in front and behind, searches without an error (SQLite or the suite's catalog)")
+    func fuzzStoreCatalog() async throws {
+        let fixture = try await StoreFixture("search-fuzz")
+        let failures = try await Self.failures(in: fixture.store)
+        #expect(failures.isEmpty, "\(failures.count) of \(Self.queries.count) searches failed, first: \(failures.prefix(5))")
+    }
+
+    @Test("the same fuzz against PostgreSQL's tsquery", .enabled(if: ProcessInfo.processInfo.environment["ATTACH_TEST_POSTGRES"] != nil,
+                                                                 "needs ATTACH_TEST_POSTGRES"))
+    func fuzzPostgres() async throws {
+        var configuration = AttachmentStore.Configuration()
+        configuration.catalogDatabase = try await StoreFixture.testCatalog(label: "searchfuzz")
+        let fixture = try await StoreFixture("search-fuzz-pg", configuration: configuration)
+        let failures = try await Self.failures(in: fixture.store)
+        #expect(failures.isEmpty, "\(failures.count) of \(Self.queries.count) searches failed, first: \(failures.prefix(5))")
+    }
+}
