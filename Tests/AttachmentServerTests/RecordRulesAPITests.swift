@@ -47,7 +47,7 @@ struct RecordRulesAPITests {
             let form = Multipart(fields: [("file", "invoice\u{202E}gpj.exe", Data("bytes".utf8))])
             let multipart = try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .post, headers: form.headers, body: form.body)
             #expect(multipart.status == .badRequest)
-            #expect(Self.message(multipart) == "filename contains a bidirectional override (U+202E)")
+            #expect(Self.message(multipart) == "filename contains a bidirectional formatting character (U+202E)")
             var tus = ResumableUploadAPITests.tus
             tus[TusProtocol.uploadLength] = "5"
             tus[TusProtocol.uploadMetadata] = ResumableUploadAPITests.metadata(note: note.id, filename: "a\u{9B}31m.jpg")

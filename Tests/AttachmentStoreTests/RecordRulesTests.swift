@@ -44,7 +44,7 @@ struct RecordRulesTests {
     }
 
     @Test("a file name given with a control or bidirectional character is refused before any byte is stored", arguments: [
-        "invoice\u{202E}gpj.exe", "a\u{202A}.jpg", "a\u{2066}.jpg", "a\u{2069}.jpg", "a\u{85}.jpg", "a\u{9B}31m.jpg",
+        "invoice\u{202E}gpj.exe", "a\u{202A}.jpg", "a\u{2066}.jpg", "a\u{2069}.jpg", "a\u{200F}.jpg", "a\u{061C}.jpg", "a\u{85}.jpg", "a\u{9B}31m.jpg",
         "a\u{1B}[2J.jpg", "a\u{7F}.jpg", "a\tb.jpg", "a\nb.jpg", "..",
     ])
     func givenNamesAreRefused(name: String) async throws {

@@ -48,8 +48,8 @@ public enum RecordRules {
             return "filename \(filename.isEmpty ? "is empty" : "may not be \(filename)")"
         }
         if filename.contains("/") { return "filename contains /; give the name alone, without a folder" }
-        if let scalar = filename.unicodeScalars.first(where: { TextScalars.isControl($0) || TextScalars.isBidiControl($0) }) {
-            let kind = TextScalars.isControl(scalar) ? "a control character" : "a bidirectional override"
+        if let scalar = filename.unicodeScalars.first(where: { TextScalars.isControl($0) || TextScalars.isBidiControl($0) || TextScalars.isBidiMark($0) }) {
+            let kind = TextScalars.isControl(scalar) ? "a control character" : "a bidirectional formatting character"
             return "filename contains \(kind) (\(TextScalars.name(scalar)))"
         }
         return nil
@@ -73,7 +73,7 @@ public enum RecordRules {
     public static func filename(fromFileSystem name: String) -> String {
         let last = lastComponent(name)
         var mended = String(String.UnicodeScalarView(last.unicodeScalars.map {
-            TextScalars.isControl($0) || TextScalars.isBidiControl($0) ? "_" : $0
+            TextScalars.isControl($0) || TextScalars.isBidiControl($0) || TextScalars.isBidiMark($0) ? "_" : $0
         }))
         if mended.utf8.count > maxFilenameBytes {
             let dot = mended.lastIndex(of: ".")

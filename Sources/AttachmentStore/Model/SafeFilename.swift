@@ -61,7 +61,7 @@ public struct SafeFilename: Sendable, Hashable, CustomStringConvertible {
         for scalar in name.unicodeScalars {
             if scalar == "/" || scalar == "\\" { throw .separator(name: name) }
             if TextScalars.isControl(scalar) || TextScalars.isUnicodeLineBreak(scalar) { throw .controlCharacter(name: name, scalar) }
-            if TextScalars.isBidiControl(scalar) || Self.isBidiMark(scalar) { throw .bidiControl(name: name, scalar) }
+            if TextScalars.isBidiControl(scalar) || TextScalars.isBidiMark(scalar) { throw .bidiControl(name: name, scalar) }
         }
         guard name.utf8.count <= Self.maximumBytes else { throw .tooLong(name: name, bytes: name.utf8.count) }
         self.name = name
@@ -73,10 +73,4 @@ public struct SafeFilename: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { name }
-
-    /// The invisible bidi marks: LEFT-TO-RIGHT and RIGHT-TO-LEFT MARK (U+200E, U+200F) and the
-    /// ARABIC LETTER MARK (U+061C), which reorder what a name shows as much as an override.
-    static func isBidiMark(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C
-    }
 }

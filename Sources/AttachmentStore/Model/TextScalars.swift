@@ -16,6 +16,12 @@ package enum TextScalars {
         (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 
+    /// The invisible bidirectional marks: LEFT-TO-RIGHT and RIGHT-TO-LEFT MARK (U+200E, U+200F)
+    /// and the ARABIC LETTER MARK (U+061C), which reorder what a name shows as much as an override.
+    package static func isBidiMark(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C
+    }
+
     /// A line or paragraph break outside the C0 controls: NEL (U+0085, also a C1 control),
     /// LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029).
     package static func isUnicodeLineBreak(_ scalar: Unicode.Scalar) -> Bool {

@@ -36,11 +36,11 @@ public enum PeerText {
     }
 
     /// Whether `scalar` is written as `\u{…}`.
-    /// The character classes are ``TextScalars``'; the bidi marks (U+061C, U+200E, U+200F),
-    /// which a name may hold, are escaped here too: in a log line they still reorder what follows.
+    /// The character classes are ``TextScalars``', the bidi marks included: in a log line they
+    /// still reorder what follows.
     static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
         TextScalars.isControl(scalar) || TextScalars.isUnicodeLineBreak(scalar) || TextScalars.isBidiControl(scalar)
-            || [0x061C, 0x200E, 0x200F].contains(scalar.value) || isMarkup(scalar)
+            || TextScalars.isBidiMark(scalar) || isMarkup(scalar)
     }
 
     /// `" & ' < >`.
