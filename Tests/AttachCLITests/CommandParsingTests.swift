@@ -106,13 +106,20 @@ struct CommandParsingTests {
     }
 
     @Test("commands that act on records need at least one, and name the missing argument", arguments: [
-        (["rm"], "'<ATTACHMENT> ...'"), (["note", "rm"], "'<notes> ...'"), (["sync", "pull"], "'<URL> ...'"),
+        (["rm"], "'<ATTACHMENT> ...'"), (["note", "rm"], "'<notes> ...'"),
         (["export", "a1"], "'--output <PATH>'"), (["thumb", "a1"], "'--output <FILE>'"), (["note", "add"], "'<title>'"),
         (["note", "show"], "'<note>'"), (["restore", "backup"], "'--store <DIR>'"), (["backup"], "'<DEST>'"),
     ])
     func missingArguments(arguments: [String], missing: String) throws {
         let refusal = try #require(Self.refusal(arguments))
         #expect(refusal.message.contains("Missing expected argument \(missing)"), "\(refusal.message)")
+        #expect(refusal.code == ExitStatus.inputError)
+    }
+
+    @Test("sync pull without a peer URL or a peers file names both ways to give one")
+    func syncPullNeedsAPeer() throws {
+        let refusal = try #require(Self.refusal(["sync", "pull"]))
+        #expect(refusal.message.contains("name at least one peer URL (or give --peers-file)"), "\(refusal.message)")
         #expect(refusal.code == ExitStatus.inputError)
     }
 

@@ -5,7 +5,7 @@ import TestSupport
 
 /// A flood of idle connections against a live server: one address cannot keep another out,
 /// the refusals and sheds are logged (a few lines, not one each) and counted in `/metrics`.
-@Suite("Fair connections", .timeLimit(.minutes(3)))
+@Suite("Fair connections", .serialized, .timeLimit(.minutes(3)))
 struct FairConnectionTests {
     static let token = "fair-connections-token"
 
@@ -28,23 +28,24 @@ struct FairConnectionTests {
         return line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
     }
 
-    /// `count` idle connections from 127.0.0.1 (each may be closed by the server at once).
-    static func flood(_ count: Int, port: Int) throws -> [BareSocket] {
-        try (0..<count).map { _ in try BareSocket(port: port) }
+    /// `count` idle connections from 127.0.0.1 (each may be closed by the server at once), made
+    /// off the cooperative pool.
+    static func flood(_ count: Int, port: Int) async throws -> [BareSocket] {
+        try await BareSocket.connecting(count, port: port)
     }
 
     @Test("500 idle connections from one address, renewed, do not stop another address's requests; refusals are logged and counted")
     func floodFromOneAddress() async throws {
         let capture = LogCapture()
         try await LiveServerTests.serve(try Self.fixture(capture)) { port, _ in
-            var sockets = try Self.flood(500, port: port)
+            var sockets = try await Self.flood(500, port: port)
             try await Task.sleep(for: .milliseconds(300))
             let clock = ContinuousClock()
             let started = clock.now
             for round in 0..<20 {
                 // The attacker renews its connections while the other address asks.
                 sockets.removeFirst(25)
-                sockets += try Self.flood(25, port: port)
+                sockets += try await Self.flood(25, port: port)
                 let response = try await Self.get("/api/notes", port: port, from: "127.0.0.2")
                 #expect(response.status == 200, "request \(round) from 127.0.0.2")
             }
@@ -71,11 +72,11 @@ struct FairConnectionTests {
                 try await write(request)
                 #expect(try await read()?.status == 200)
                 // The server is now full of idle connections: this one (authenticated) and the flood's.
-                var sockets = try Self.flood(9, port: port)
+                var sockets = try await Self.flood(9, port: port)
                 try await Task.sleep(for: .milliseconds(300))
                 for round in 0..<5 {
                     #expect(try await Self.get("/api/notes", port: port, from: "127.0.0.2").status == 200, "round \(round)")
-                    sockets += try Self.flood(3, port: port)
+                    sockets += try await Self.flood(3, port: port)
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 // The authenticated connection was kept through it all.
@@ -96,12 +97,12 @@ struct FairConnectionTests {
         fixture.configuration.maxConnectionsPerClient = 2
         fixture.configuration.trustedProxies = ["127.0.0.1"]
         try await LiveServerTests.serve(fixture) { port, _ in
-            let sockets = try Self.flood(6, port: port)
+            let sockets = try await Self.flood(6, port: port)
             try await Task.sleep(for: .milliseconds(200))
             for socket in sockets { socket.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") }
             for socket in sockets { #expect(await socket.drained().bytes > 0) }
             // From any other address the limit holds.
-            let others = try (0..<4).map { _ in try BareSocket(port: port, from: "127.0.0.4") }
+            let others = try await BareSocket.connecting(4, port: port, from: "127.0.0.4")
             try await Task.sleep(for: .milliseconds(200))
             for socket in others { socket.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") }
             var answered = 0

@@ -41,6 +41,24 @@ public final class BareSocket {
 
     deinit { close(fd) }
 
+    /// `count` sockets connected from `source` (see ``init(port:from:)``), made on a thread of
+    /// their own. A connect waits for the server to accept; on a loaded machine a full accept
+    /// queue makes the kernel retry the handshake for seconds, and many connects in a row on
+    /// Swift's cooperative pool (one thread per core) would hold the threads every other test
+    /// in the process needs.
+    public static func connecting(_ count: Int, port: Int, from source: String? = nil) async throws -> [BareSocket] {
+        let made: UncheckedSocket = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    continuation.resume(returning: UncheckedSocket(sockets: try (0..<count).map { _ in try BareSocket(port: port, from: source) }))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        return made.sockets
+    }
+
     /// Sends `text` (no error when the peer has gone).
     public func send(_ text: String) {
         _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -91,9 +109,12 @@ public final class BareSocket {
     }
 }
 
-/// Hands a ``BareSocket`` to the one thread that drains it.
-// @unchecked Sendable: the socket is used by that thread alone while the caller awaits it, so
-// no two threads touch it at once.
+/// Hands ``BareSocket``s between a caller and the one thread that drains or connects them.
+// @unchecked Sendable: the sockets are used by that thread alone while the caller awaits it (and
+// by the caller alone before and after), so no two threads touch them at once.
 private struct UncheckedSocket: @unchecked Sendable {
-    let socket: BareSocket
+    let sockets: [BareSocket]
+    var socket: BareSocket { sockets[0] }
+    init(socket: BareSocket) { sockets = [socket] }
+    init(sockets: [BareSocket]) { self.sockets = sockets }
 }
