@@ -96,6 +96,7 @@ extension ServerDependencies {
         guard let fetcher, !configuration.peers.isEmpty else { return [] }
         var sync = PeerSyncService.Configuration(peers: configuration.peerList)
         sync.interval = configuration.syncInterval
+        sync.wait = configuration.syncWait
         sync.fetchMode = configuration.fetchMode
         return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, http: peerHTTP.http,
                                 logger: configuration.logger)]

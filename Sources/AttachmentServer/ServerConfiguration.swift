@@ -106,8 +106,12 @@ public struct ServerConfiguration: Sendable {
     public var peerList: [Peer] {
         peers.map { Peer(url: $0, token: peerTokens[$0] ?? (peers.count == 1 ? peerToken : nil)) }
     }
-    /// Time between sync rounds with a peer that answers. Default 5 s.
+    /// The shortest time between the starts of two sync rounds with a peer that brought
+    /// nothing. Default 5 s.
     public var syncInterval: Duration = .seconds(5)
+    /// How long a peer may hold a sync request until it has a change (a long poll, so changes
+    /// arrive as they are made); zero polls every ``syncInterval``. Default 25 s.
+    public var syncWait: Duration = .seconds(25)
     /// The most bytes per second `/blobs/...` sends to one peer; `nil` for no limit (default).
     public var peerBandwidth: Int64?
     /// How far ahead of this machine's clock a peer's clock stamp may be; a change stamped

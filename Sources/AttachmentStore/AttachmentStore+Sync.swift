@@ -22,6 +22,22 @@ extension AttachmentStore {
         }
     }
 
+    /// The change feed's newest position now: what `changes(since:)` would answer nothing after
+    /// (0 while the feed is empty). A page rendered with it follows the feed from there.
+    package func changeFeedPosition() async throws -> Int64 {
+        try await catalog.read { db in try Catalog.feedPosition(in: db) }
+    }
+
+    /// Waits until the change feed has a change after `sequence`, or `timeout` has passed (to
+    /// within a quarter of a second), or the task is cancelled: the long poll of
+    /// `GET /sync/changes?wait=`. A write by this process wakes the waiter at once; a write by
+    /// another (a server sharing the PostgreSQL catalog, `attach` on the same store folder) is
+    /// seen within a quarter of a second. However many wait, the feed is read by one check at a time.
+    /// - Returns: whether the feed has a change after `sequence`.
+    package func waitForChanges(after sequence: Int64, upTo timeout: Duration) async -> Bool {
+        await catalog.changeFeed.wait(past: sequence, timeout: timeout)
+    }
+
     /// What the feed says about one record now: its state, its tombstone, or nothing (an
     /// attachment deleted with its note).
     private static func currentChange(entity: String, id: String, in db: any SQLTransaction) throws -> SyncChange? {

@@ -6,7 +6,8 @@ import NIOHTTP1
 
 /// Speaks the sync protocol to one peer over HTTP: the change feed and blob bytes.
 ///
-/// `GET /sync/changes?since=SEQ&limit=N` answers a ``SyncBatch`` as JSON;
+/// `GET /sync/changes?since=SEQ&limit=N[&wait=SECONDS]` answers a ``SyncBatch`` as JSON (with
+/// `wait`, as soon as there is a change after `SEQ`, or empty once the wait is over);
 /// `GET /blobs/sha256/HASH` answers the bytes, honouring `Range` for resumption.
 struct PeerClient: Sendable {
     let peer: Peer
@@ -20,10 +21,14 @@ struct PeerClient: Sendable {
         case tooLarge
     }
 
-    /// One page of the peer's change feed, at most `maxBytes` long.
+    /// One page of the peer's change feed, at most `maxBytes` long; with a `wait` of a second or
+    /// more the peer holds the request until it has a change after `sequence` or the wait is over.
     /// - Throws: ``BatchError/tooLarge`` when it is longer; ``SyncError`` otherwise.
-    func changes(since sequence: Int64, limit: Int, maxBytes: Int) async throws -> SyncBatch {
-        let response = try await execute(path: "/sync/changes?since=\(sequence)&limit=\(limit)")
+    func changes(since sequence: Int64, limit: Int, maxBytes: Int, wait: Duration = .zero) async throws -> SyncBatch {
+        let seconds = wait.components.seconds
+        let response = seconds > 0
+            ? try await execute(path: "/sync/changes?since=\(sequence)&limit=\(limit)&wait=\(seconds)", timeout: timeout + .seconds(seconds))
+            : try await execute(path: "/sync/changes?since=\(sequence)&limit=\(limit)")
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
             throw BatchError.tooLarge
         }
@@ -82,13 +87,14 @@ struct PeerClient: Sendable {
         return try await collect(response, limit: AttachmentStore.maxPeerThumbnailBytes)
     }
 
-    private func execute(path: String, headers: HTTPHeaders = [:], acceptPartial: Bool = false) async throws -> HTTPClientResponse {
+    private func execute(path: String, headers: HTTPHeaders = [:], acceptPartial: Bool = false,
+                         timeout: TimeAmount? = nil) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: peer.url.absoluteString + path)
         request.headers = headers
         if let token = peer.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(request, timeout: timeout)
+            response = try await http.execute(request, timeout: timeout ?? self.timeout)
         } catch let error as CancellationError {
             throw error
         } catch {

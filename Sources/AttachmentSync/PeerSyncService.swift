@@ -3,8 +3,10 @@ import AttachmentStore
 import Logging
 import ServiceLifecycle
 
-/// Keeps a store in step with its peers: a pull round per peer every interval, backing off
-/// while a peer is unreachable, and fetching ahead what the ``FetchMode`` asks for.
+/// Keeps a store in step with its peers: a pull round per peer, held by the peer until it has a
+/// change (a long poll, so changes arrive as they are made), at most one round per interval
+/// when a peer answers at once with nothing, backing off while a peer is unreachable, and
+/// fetching ahead what the ``FetchMode`` asks for.
 ///
 /// Run it in the app's `ServiceGroup`; graceful shutdown ends it between rounds.
 public struct PeerSyncService: Service {
@@ -12,8 +14,13 @@ public struct PeerSyncService: Service {
     public struct Configuration: Sendable {
         /// The peers to pull from.
         public var peers: [Peer]
-        /// Time between rounds with a peer that answered. Default 5 s.
+        /// The shortest time between the starts of two rounds that brought nothing and were not
+        /// held: how often a peer that does not hold requests is asked. Default 5 s.
         public var interval: Duration = .seconds(5)
+        /// How long a peer may hold a round's request while it has nothing new: it answers as
+        /// soon as it has a change, so changes arrive as they are made. Whole seconds, at most 55;
+        /// zero polls every ``interval`` instead. Default 25 s.
+        public var wait: Duration = .seconds(25)
         /// The longest wait after failures (the wait doubles from `interval`). Default 60 s.
         public var maximumBackoff: Duration = .seconds(60)
         /// What to fetch ahead of need. Default ``FetchMode/onDemand``.
@@ -53,12 +60,16 @@ public struct PeerSyncService: Service {
     }
 
     private func syncForever(with peer: Peer) async {
-        var wait = configuration.interval
+        var backoff = configuration.interval
+        var lastCursor: Int64?
         while !Task.isCancelled {
+            let started = ContinuousClock.now
+            let pause: Duration
             do {
                 var round = SyncRound(peer: peer, http: http)
                 round.ledger = ledger
                 round.logger = logger
+                round.wait = configuration.wait
                 let report = try await round.run(into: store)
                 ledger.recordCompletedRound(peer: peer.description)
                 if report.changes > 0 {
@@ -66,15 +77,25 @@ public struct PeerSyncService: Service {
                                                       "remoteBlobs": "\(report.applied.newRemoteBlobs)"])
                 }
                 try await fetchAhead(from: peer)
-                wait = configuration.interval
+                // A round that moved the cursor, or that the peer held (it answers as soon as it
+                // has a change), is followed at once; any other waits out the rest of the
+                // interval, so a peer that does not hold requests, or that sends the same changes
+                // again, is asked no more often than every interval.
+                let took = ContinuousClock.now - started
+                let moved = report.changes > 0 && report.cursor > (lastCursor ?? -1)
+                let held = configuration.wait > .zero && took >= configuration.wait / 2
+                pause = moved || held ? .zero : max(.zero, configuration.interval - took)
+                lastCursor = report.cursor
+                backoff = configuration.interval
             } catch is CancellationError {
                 return
             } catch {
                 ledger.record(failure: error, peer: peer.description)
-                wait = min(wait * 2, configuration.maximumBackoff)
-                logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(wait)"])
+                backoff = min(backoff * 2, configuration.maximumBackoff)
+                pause = backoff
+                logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(backoff)"])
             }
-            try? await Task.sleep(for: wait)
+            if pause > .zero { try? await Task.sleep(for: pause) }
         }
     }
 

@@ -40,6 +40,10 @@ public struct SyncRound: Sendable {
     /// Where each applied batch is recorded as it is applied (so a round that fails later
     /// still leaves its refused changes on record), if anywhere.
     public var ledger: PeerSyncLedger?
+    /// How long the round's first request may be held by the peer when it has nothing new (a
+    /// long poll: the peer answers as soon as it has a change). Whole seconds, at most 55; zero
+    /// (the default) asks and returns at once. A peer that does not hold answers at once anyway.
+    public var wait: Duration = .zero
     /// Where refused changes are logged (one warning per batch that had any, naming the peer), if anywhere.
     public var logger: Logger?
 
@@ -60,7 +64,9 @@ public struct SyncRound: Sendable {
             try Task.checkCancellation()
             let batch: SyncBatch
             do {
-                batch = try await client.changes(since: cursor, limit: limit, maxBytes: maxBatchBytes)
+                // Only the first request is held: later ones follow a batch that said more follow.
+                batch = try await client.changes(since: cursor, limit: limit, maxBytes: maxBatchBytes,
+                                                 wait: report.batches == 0 ? min(wait, .seconds(55)) : .zero)
             } catch PeerClient.BatchError.tooLarge {
                 guard limit > 1 else {
                     throw SyncError.badResponse(peer: peer.description, reason: "one change is larger than \(maxBatchBytes) bytes")

@@ -22,6 +22,8 @@ struct ServeOptionValidationTests {
         (["--response-write-timeout", "0"], "--response-write-timeout must be a positive number of seconds"),
         (["--min-upload-rate=-1"], "--min-upload-rate must be 0 (none) or positive"),
         (["--sync-interval", "0"], "--sync-interval must be positive"),
+        (["--sync-wait", "56"], "--sync-wait takes a whole number of seconds from 0 to 55"),
+        (["--sync-wait=-1"], "--sync-wait takes a whole number of seconds from 0 to 55"),
         (["--max-clock-skew", "0"], "--max-clock-skew must be a positive number of seconds"),
         (["--fetch", "always"], "--fetch takes on-demand, thumbnails or originals"),
         (["--budget-interval", "0"], "--budget-interval must be a positive number of seconds"),

@@ -75,15 +75,55 @@ struct SyncFeedAPITests {
         }
     }
 
-    @Test("a since or limit that is not an integer in range is a 400 naming the parameter",
+    @Test("a since, limit or wait that is not an integer in range is a 400 naming the parameter",
           arguments: [("since=-1", "bad_since"), ("since=abc", "bad_since"), ("since=", "bad_since"),
-                      ("limit=0", "bad_limit"), ("limit=10001", "bad_limit"), ("since=0&limit=ten", "bad_limit")])
+                      ("limit=0", "bad_limit"), ("limit=10001", "bad_limit"), ("since=0&limit=ten", "bad_limit"),
+                      ("wait=56", "bad_wait"), ("wait=-1", "bad_wait"), ("wait=soon", "bad_wait"), ("wait=1.5", "bad_wait")])
     func badQueryIsRejected(query: String, code: String) async throws {
         try await ServerFixture().test { client in
             let response = try await client.execute(uri: "/sync/changes?\(query)", method: .get)
             #expect(response.status == .badRequest)
             #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
             #expect(JSON.errorCode(response) == code)
+        }
+    }
+
+    @Test("with wait the request is held until there is a change, then answers it at once")
+    func waitHoldsUntilAChange() async throws {
+        let fixture = try ServerFixture()
+        let store = try await fixture.store()
+        let position = try await store.changes(since: 0).nextSequence
+        try await fixture.test { client in
+            let held = Task {
+                let start = ContinuousClock.now
+                let response = try await client.execute(uri: "/sync/changes?since=\(position)&wait=30", method: .get)
+                return (ContinuousClock.now - start, try SyncBatch(jsonData: Data(buffer: response.body)))
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let note = try await store.createNote(title: "made while a peer waited")
+            let (took, batch) = try await held.value
+            #expect(took >= .milliseconds(400), "held, not answered empty at once")
+            #expect(took < .seconds(15), "answered when the note was made, not at the end of the wait")
+            #expect(batch.changes.count == 1)
+            guard case .note(let state) = batch.changes.first else { Issue.record("\(batch.changes)"); return }
+            #expect(state.note.id == note.id)
+        }
+    }
+
+    @Test("with wait and nothing new the answer is an empty batch when the wait is over; with news it is immediate")
+    func waitEndsEmptyOrImmediately() async throws {
+        let fixture = try ServerFixture()
+        _ = try await Self.seeded(fixture)
+        try await fixture.test { client in
+            var start = ContinuousClock.now
+            let whole = try SyncBatch(jsonData: Data(buffer: try await client.execute(uri: "/sync/changes?since=0&wait=30", method: .get).body))
+            #expect(whole.changes.count == 3)
+            #expect(ContinuousClock.now - start < .seconds(15), "changes after since: answered at once")
+            start = ContinuousClock.now
+            let empty = try SyncBatch(jsonData: Data(buffer: try await client.execute(
+                uri: "/sync/changes?since=\(whole.nextSequence)&wait=1", method: .get).body))
+            #expect(ContinuousClock.now - start >= .milliseconds(900))
+            #expect(empty.changes.isEmpty && !empty.hasMore && empty.nextSequence == whole.nextSequence)
         }
     }
 

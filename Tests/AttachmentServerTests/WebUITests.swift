@@ -35,6 +35,23 @@ struct WebUITests {
         }
     }
 
+    @Test("the notes and note pages carry the change feed's position they were rendered at, which the page follows live")
+    func pagesCarryTheirFeedPosition() async throws {
+        let fixture = try ServerFixture()
+        try await fixture.test { client in
+            let note = try await client.createNote(title: "Live")
+            let position = try await fixture.store().changeFeedPosition()
+            #expect(position > 0)
+            for page in ["/", "/notes/\(note.id)"] {
+                let html = String(buffer: try await client.execute(uri: page, method: .get).body)
+                #expect(html.contains(#"data-feed="\#(position)""#), "\(page)")
+            }
+            _ = try await client.createNote(title: "Later")
+            let later = String(buffer: try await client.execute(uri: "/", method: .get).body)
+            #expect(later.contains(#"data-feed="\#(position + 1)""#))
+        }
+    }
+
     @Test("pages hold no inline script or event handler attributes")
     func pagesHaveNoInlineScript() async throws {
         try await ServerFixture().test { client in

@@ -4,7 +4,8 @@
 Starts `attach serve` with a token on a free loopback port over a fresh store, then, as a person
 would: is sent to the login page, is refused with a wrong token, logs in with the right one (and
 the token is then nowhere in web storage, the page or script-readable cookies); creates a note; imports two corpus photos through the file input and waits for both progress
-bars and both thumbnails, in the order chosen, and for the finished rows to fold away; types into the note body while a 16 MB upload is in flight (upload
+bars and both thumbnails, in the order chosen, and for the finished rows to fold away; sees a text changed through the API, a
+photo imported by `attach import` and then deleted, and a new note appear on the open pages without a reload; types into the note body while a 16 MB upload is in flight (upload
 throttled through DevTools so that it is) and checks the text was saved; double-clicks a
 thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
 (download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout;
@@ -75,6 +76,19 @@ class Server:
                 return response.status, json.load(response)
         except urllib.error.HTTPError as error:
             return error.code, json.load(error)
+
+    def send(self, method, path, body):
+        """A request with a JSON body, if any (and the token); returns the status."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
 
     def stop(self):
         if self.process.poll() is None:
@@ -194,6 +208,50 @@ class BrowserTest:
         shown = self.js("return [...document.querySelectorAll('#gallery .thumb')].map(b => b.dataset.filename)")
         assert shown == ["baseline.jpg", "Elephants_3840x2160.jpg"], shown
         self.folded()
+
+    def changes_made_elsewhere_show_live(self):
+        """Changes made outside this page — the note's text through the API, a photo imported by
+        `attach import` in another process, that photo deleted, a new note — appear on the open
+        pages without a reload: each page holds a request to the change feed that the server
+        answers as soon as something changes. Afterwards the note is as it was."""
+        self.js("window.__notReloaded = true")
+        started = time.monotonic()
+        assert self.server.send("PATCH", f"/api/notes/{self.note_id}", {"body": "Written on another device"}) == 200
+        self.wait(lambda d: d.find_element(By.ID, "body").get_attribute("value") == "Written on another device",
+                  "the text changed elsewhere to show in the open page")
+        text_took = time.monotonic() - started
+        started = time.monotonic()
+        store = os.path.join(self.scratch, "store")
+        imported = subprocess.run([self.binary, "import", "--json", "--no-thumbnails", "--store", store, "--note", self.note_id,
+                                   self.photo("good/Aqua.jpg")], capture_output=True, text=True, check=True)
+        attachment = json.loads(imported.stdout.splitlines()[0])
+        attachment = attachment.get("attachment", attachment)
+        tile = f"#gallery .tile[data-id='{attachment['id']}']"
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, tile), "the photo imported by another process to appear")
+        self.wait(lambda d: self.loaded_thumbnails() == 3, "its thumbnail")
+        photo_took = time.monotonic() - started
+        self.shot("02b-changed-elsewhere")
+        assert self.server.send("DELETE", f"/api/attachments/{attachment['id']}", None) in (200, 204)
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, tile), "the photo deleted elsewhere to leave the gallery")
+        assert self.server.send("PATCH", f"/api/notes/{self.note_id}", {"body": ""}) == 200
+        self.wait(lambda d: d.find_element(By.ID, "body").get_attribute("value") == "", "the text to be emptied again")
+        assert self.js("return window.__notReloaded === true"), "the page was reloaded"
+        assert len(self.tiles()) == 2
+
+        self.driver.get(self.server.url + "/")
+        self.wait(lambda d: d.find_elements(By.ID, "new-note"), "the notes page")
+        self.js("window.__notReloaded = true")
+        started = time.monotonic()
+        status = self.server.send("POST", "/api/notes", {"title": "Made on the phone"})
+        assert status == 201, status
+        self.wait(lambda d: "Made on the phone" in d.find_element(By.ID, "notes").text, "the new note to appear in the open list")
+        list_took = time.monotonic() - started
+        assert self.js("return window.__notReloaded === true"), "the notes page was reloaded"
+        print(f"  shown without a reload: text {text_took * 1000:.0f} ms, a photo imported by attach {photo_took * 1000:.0f} ms, "
+              f"a new note in the list {list_took * 1000:.0f} ms (Selenium polls every 100 ms)")
+        self.driver.get(f"{self.server.url}/notes/{self.note_id}")
+        self.wait(lambda d: d.find_elements(By.ID, "import"), "the note page again")
+        self.wait(lambda d: self.loaded_thumbnails() == 2, "its two thumbnails")
 
     def type_during_large_upload(self):
         # 16 MB at 2 MB/s: the upload stays in flight for several seconds.
@@ -450,7 +508,8 @@ def main():
     test = None
     try:
         test = BrowserTest(server, corpus, output, binary, store)
-        steps = [test.log_in, test.create_note, test.upload_two_photos, test.type_during_large_upload, test.open_full_image,
+        steps = [test.log_in, test.create_note, test.upload_two_photos, test.changes_made_elsewhere_show_live,
+                 test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,

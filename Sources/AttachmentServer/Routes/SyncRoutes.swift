@@ -2,8 +2,10 @@ import AttachmentStore
 import AttachmentSync
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
-/// The peer side of sync: `GET /sync/changes` (records, never bytes), `GET /sync/status`, and
+/// The peer side of sync: `GET /sync/changes` (records, never bytes; with `wait=SECONDS` it is
+/// a long poll, answered as soon as there is a change), `GET /sync/status`, and
 /// `GET|HEAD /blobs/sha256/{hash}` (bytes by content hash, with `Range` for resumption; a
 /// `HEAD` answers 200 only for bytes held here, and never fetches) and
 /// `GET /blobs/sha256/{hash}/thumbnail` (this server's own thumbnail of content it holds).
@@ -23,10 +25,20 @@ struct SyncRoutes {
         let query = request.uri.queryParameters
         let since = try Self.integer(query.get("since"), name: "since", default: 0, range: 0...Int64.max)
         let limit = try Self.integer(query.get("limit"), name: "limit", default: 500, range: 1...10_000)
+        let wait = try Self.integer(query.get("wait"), name: "wait", default: 0, range: 0...Self.longestWait)
+        if wait > 0 {
+            // Held until the feed moves past `since`, the wait ends, the client's task is
+            // cancelled, or the server begins a graceful shutdown (which then answers at once).
+            _ = await cancelWhenGracefulShutdown { await dependencies.store.waitForChanges(after: since, upTo: .seconds(wait)) }
+        }
         let batch = try await dependencies.store.changes(since: since, limit: Int(limit))
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(bytes: try batch.jsonData())))
     }
+
+    /// The longest `wait` a request may ask for, in seconds: under the 60-second read timeouts
+    /// of common proxies (nginx's `proxy_read_timeout`), so a held request is never cut by one.
+    static let longestWait: Int64 = 55
 
     struct Status: ResponseCodable {
         var peerID: String

@@ -16,16 +16,19 @@ struct WebUIRoutes {
         let query = request.uri.queryParameters.get("q") ?? ""
         let offset = try NoteRoutes.integer(request.uri.queryParameters.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
         let limit = 50
+        // The feed's position is read first: a change made while the page is read is then after it.
+        let feed = try await dependencies.store.changeFeedPosition()
         let notes = try await dependencies.store.notes(matching: query.isEmpty ? nil : query, limit: limit, offset: offset)
-        return Self.html(NotesListPage(notes: notes, query: query, offset: offset, limit: limit, assets: dependencies.assets).html)
+        return Self.html(NotesListPage(notes: notes, query: query, offset: offset, limit: limit, assets: dependencies.assets, feed: feed).html)
     }
 
     @Sendable func note(_ request: Request, context: AppRequestContext) async throws -> Response {
         do {
             let id = try NoteRoutes.noteID(context)
+            let feed = try await dependencies.store.changeFeedPosition()
             let note = try await dependencies.store.note(id)
             let gallery = try await GalleryPage.first(note: id, from: dependencies.store)
-            return Self.html(NoteDetailPage(note: note, gallery: gallery, assets: dependencies.assets).html)
+            return Self.html(NoteDetailPage(note: note, gallery: gallery, assets: dependencies.assets, feed: feed).html)
         } catch let error as ServerError where error.status == .notFound {
             return Self.notFoundPage(dependencies.assets)
         } catch AttachmentStore.Error.noteNotFound {

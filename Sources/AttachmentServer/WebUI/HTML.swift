@@ -18,8 +18,9 @@ enum HTML {
     }
 
     /// A complete page: the shared head (stylesheet, deferred script unless `script` is false,
-    /// viewport) around `body`.
-    static func page(title: String, assets: StaticAssets, bodyClass: String, script: Bool = true, body: String) -> String {
+    /// viewport) around `body`. With `feed`, the change feed's position when the page was
+    /// rendered (`data-feed`), from which the page script follows changes live.
+    static func page(title: String, assets: StaticAssets, bodyClass: String, script: Bool = true, feed: Int64? = nil, body: String) -> String {
         """
         <!doctype html>
         <html lang="en">
@@ -31,7 +32,7 @@ enum HTML {
         <link rel="icon" href="\(assets.url("icon.svg"))" type="image/svg+xml">
         \(script ? "<script src=\"\(assets.url("resumable-upload.js"))\" defer></script><script src=\"\(assets.url("app.js"))\" defer></script>" : "")
         </head>
-        <body class="\(bodyClass)">
+        <body class="\(bodyClass)"\(feed.map { " data-feed=\"\($0)\"" } ?? "")>
         \(body)
         </body>
         </html>

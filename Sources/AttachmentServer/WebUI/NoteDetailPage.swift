@@ -14,10 +14,12 @@ struct NoteDetailPage {
     /// The first page of the note's attachments.
     let gallery: GalleryPage
     let assets: StaticAssets
+    /// The change feed's position when the page was read: the page follows changes from there.
+    var feed: Int64?
 
     var html: String {
         let tiles = gallery.attachments.map { Self.tile(for: $0) }.joined(separator: "\n")
-        return HTML.page(title: note.title.isEmpty ? "Untitled" : note.title, assets: assets, bodyClass: "note-page", body: """
+        return HTML.page(title: note.title.isEmpty ? "Untitled" : note.title, assets: assets, bodyClass: "note-page", feed: feed, body: """
             <header class="bar">
               <a href="/" class="back">← Notes</a>
               <span id="save-status" class="status" role="status" aria-live="polite">Saved</span>

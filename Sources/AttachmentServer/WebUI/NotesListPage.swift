@@ -8,6 +8,8 @@ struct NotesListPage {
     let offset: Int
     let limit: Int
     let assets: StaticAssets
+    /// The change feed's position when the page was read: the page follows changes from there.
+    var feed: Int64?
 
     var html: String {
         let items = notes.map { note in
@@ -22,7 +24,7 @@ struct NotesListPage {
         var pager = ""
         if offset > 0 { pager += "<a href=\"\(link(offset: max(0, offset - limit)))\">Newer</a>" }
         if notes.count == limit { pager += "<a href=\"\(link(offset: offset + limit))\">Older</a>" }
-        return HTML.page(title: "Notes", assets: assets, bodyClass: "notes-page", body: """
+        return HTML.page(title: "Notes", assets: assets, bodyClass: "notes-page", feed: feed, body: """
             <header class="bar">
               <h1>Notes</h1>
               <button type="button" id="new-note" class="primary">New note</button>

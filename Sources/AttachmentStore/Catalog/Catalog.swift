@@ -16,12 +16,25 @@ final class Catalog: Sendable {
     let peerID: String
     /// The newest clock reading in the catalog, to start the clock past it.
     let latestClock: ClockStamp?
+    /// Wakes those waiting for the change feed; every write of this process pokes it.
+    let changeFeed: ChangeFeedWatcher
 
     private init(database: any SQLDatabase, placement: BlobPlacement, peerID: String, latestClock: ClockStamp?) {
         self.database = database
         self.placement = placement
         self.peerID = peerID
         self.latestClock = latestClock
+        changeFeed = ChangeFeedWatcher { try await Self.feedPosition(in: database) }
+    }
+
+    /// The change feed's newest position (0 while it is empty).
+    static func feedPosition(in db: any SQLTransaction) throws -> Int64 {
+        try db.queryOne("SELECT MAX(seq) AS latest FROM change")?.int64("latest") ?? 0
+    }
+
+    /// ``feedPosition(in:)`` in a read of its own.
+    static func feedPosition(in database: any SQLDatabase) async throws -> Int64 {
+        try await database.read { db in try feedPosition(in: db) }
     }
 
     /// The newest clock of any note, attachment or tombstone: each table's by its index (`v8`),
@@ -68,13 +81,15 @@ final class Catalog: Sendable {
     /// Runs `body` in one write transaction (no other writer overlaps it), mapping database
     /// errors to store errors.
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
-        try await Self.mapped { try await database.write(body) }
+        defer { changeFeed.poke() }
+        return try await Self.mapped { try await database.write(body) }
     }
 
     /// Runs `body` in a write transaction that only waits for ``write(_:)`` and for writers of
     /// the same `locks`; `body` changes only what its locks cover (see ``CatalogLock``).
     func write<T: Sendable>(locking locks: [CatalogLock], _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         let keys = Set(locks.map(\.key))
+        defer { changeFeed.poke() }
         return try await Self.mapped { try await database.write(locking: keys, body) }
     }
 

@@ -29,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
         "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "allowed-host",
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
-        "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "peer-bandwidth", "max-clock-skew", "fetch",
+        "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch",
         "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate",
         "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime",
     ]
@@ -156,8 +156,15 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "FILE"))
     var peersFile: String?
 
-    @Option(name: .customLong("sync-interval"), help: ArgumentHelp("Seconds between sync rounds with a peer.", valueName: "SECONDS"))
+    @Option(name: .customLong("sync-interval"),
+            help: ArgumentHelp("Seconds between sync rounds that bring nothing (a peer that does not hold requests is asked this often).",
+                               valueName: "SECONDS"))
     var syncInterval: Double = 5
+
+    @Option(name: .customLong("sync-wait"),
+            help: ArgumentHelp("Seconds a peer may hold a sync request until it has a change (0...55; 0 polls every --sync-interval).",
+                               valueName: "SECONDS"))
+    var syncWait: Int = 25
 
     @Option(name: .customLong("peer-bandwidth"), help: ArgumentHelp("Serve blob bytes to peers at most this fast, in MiB/s.", valueName: "MIBPS"))
     var peerBandwidth: Double?
@@ -232,6 +239,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxClockSkew > 0 else { throw ValidationError("--max-clock-skew must be a positive number of seconds") }
         configuration.maxClockSkew = .milliseconds(Int64(maxClockSkew * 1000))
         configuration.syncInterval = .milliseconds(Int64(syncInterval * 1000))
+        guard (0...55).contains(syncWait) else { throw ValidationError("--sync-wait takes a whole number of seconds from 0 to 55") }
+        configuration.syncWait = .seconds(syncWait)
         guard let mode = FetchMode(rawValue: fetch) else {
             throw ValidationError("--fetch takes on-demand, thumbnails or originals")
         }

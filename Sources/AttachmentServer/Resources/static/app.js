@@ -78,6 +78,41 @@
   };
 
   // ---- Notes list -------------------------------------------------------------------------
+  // ---- Live changes -------------------------------------------------------------------------
+  // The page holds one request to the server's change feed (`GET /sync/changes?wait=25`), which
+  // the server answers as soon as anything changes (here, or arriving from a peer); `onChanges`
+  // gets each batch's changes. It starts from the position the page was rendered at
+  // (`data-feed`), so nothing made between the render and the first request is missed. A failed
+  // request is tried again after a pause that doubles up to a minute; leaving the page ends it.
+  // `data-feed-seen` on the body says how far the page has read (the browser test waits on it).
+  function liveChanges(onChanges) {
+    let since = Number(document.body.dataset.feed);
+    if (!Number.isSafeInteger(since)) return;
+    const controller = new AbortController();
+    window.addEventListener('pagehide', () => controller.abort());
+    let pause = 1000;
+    const next = async () => {
+      try {
+        const response = await fetch(`/sync/changes?since=${since}&wait=25`, { credentials: 'same-origin', signal: controller.signal });
+        if (response.status === 401) { goToLogin(); return; }
+        if (!response.ok) throw new Error(await errorMessage(response));
+        const batch = await response.json();
+        pause = 1000;
+        if (batch.changes.length > 0) {
+          try { await onChanges(batch.changes); } catch (_) { /* the next change tries again */ }
+        }
+        since = batch.nextSequence;
+        document.body.dataset.feedSeen = String(since);
+        setTimeout(next, 0);
+      } catch (_) {
+        if (controller.signal.aborted) return;
+        setTimeout(next, pause);
+        pause = Math.min(pause * 2, 60000);
+      }
+    };
+    next();
+  }
+
   function notesPage() {
     const list = document.getElementById('notes');
     const empty = document.getElementById('empty');
@@ -93,13 +128,15 @@
     });
     let timer = null;
     let generation = 0;
-    search.addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(async () => {
+    // The list as the server has it now, for the search box's text (and the page's offset
+    // while the text is the one the page was rendered with).
+    const rendered = new URLSearchParams(window.location.search);
+    const refresh = async () => {
         const query = search.value.trim();
+        const offset = query === (rendered.get('q') || '') ? Number(rendered.get('offset') || 0) : 0;
         const mine = ++generation;
         try {
-          const page = await api('GET', `/api/notes?limit=50&q=${encodeURIComponent(query)}`);
+          const page = await api('GET', `/api/notes?limit=50&offset=${offset}&q=${encodeURIComponent(query)}`);
           if (mine !== generation) return;
           list.replaceChildren(...page.notes.map((note) => element('li', {}, [
             element('a', { class: 'note-link', href: `/notes/${note.id}` }, [
@@ -110,12 +147,21 @@
           ])));
           empty.hidden = page.notes.length > 0;
           empty.textContent = query ? `No note matches “${query}”.` : 'No notes yet. Make one with “New note”.';
-          history.replaceState(null, '', query ? `/?q=${encodeURIComponent(query)}` : '/');
+          if (offset === 0) history.replaceState(null, '', query ? `/?q=${encodeURIComponent(query)}` : '/');
           localTimes();
         } catch (error) {
           status.textContent = `Search failed: ${error.message}`;
         }
-      }, 200);
+    };
+    search.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 200);
+    });
+    // A note made, changed or deleted anywhere shows here without a reload.
+    liveChanges(async (changes) => {
+      if (changes.some((change) => change.kind === 'note' || (change.kind === 'tombstone' && change.tombstone.entity === 'note'))) {
+        await refresh();
+      }
     });
   }
 
@@ -157,6 +203,23 @@
         body: JSON.stringify({ title: title.value, body: body.value }),
       });
     });
+    // A version of the note saved elsewhere (another tab, device or peer) replaces what the page
+    // shows, unless the user has typed something not yet saved here: that stays, and is saved.
+    const show = (field, value) => {
+      if (field.value === value) return;
+      const focused = document.activeElement === field;
+      const [start, end] = [field.selectionStart, field.selectionEnd];
+      field.value = value;
+      if (focused) field.setSelectionRange(Math.min(start, value.length), Math.min(end, value.length));
+    };
+    return {
+      received(note) {
+        if (dirty || saving) return;
+        show(title, note.title);
+        show(body, note.body);
+        document.title = note.title || 'Untitled';
+      },
+    };
   }
 
   // ---- Note page: gallery, uploads, viewer -------------------------------------------------
@@ -300,6 +363,8 @@
         }), async (attachmentID) => {
           const item = tile(await api('GET', `/api/attachments/${attachmentID}`));
           item.dataset.added = '1';
+          // The live feed may have shown the new attachment already (followNote): one tile.
+          gallery.querySelector(`.tile[data-id="${CSS.escape(attachmentID)}"]`)?.remove();
           placeholder.replaceWith(item);
           await placeOnServer(item);
         });
@@ -659,14 +724,65 @@
     });
   }
 
+  // A note page follows the changes to its note: its text (see `autosave`), its deletion, and
+  // its gallery, whose tiles are added, replaced or removed in place. A tile comes from the
+  // server's own gallery fragment (`/notes/{id}/gallery`), the one place its markup is made.
+  function followNote(noteID, text) {
+    const gallery = document.getElementById('gallery');
+    const status = document.getElementById('save-status');
+    const tileOf = (id) => gallery.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
+    const fetchTile = async (attachment) => {
+      const after = attachment.position > 0 ? `?after=${attachment.position - 1}` : '';
+      const response = await fetch(`/notes/${noteID}/gallery${after}`, { credentials: 'same-origin' });
+      if (!response.ok) return null;
+      const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+      const item = page.querySelector(`.tile[data-id="${CSS.escape(attachment.id)}"]`);
+      return item ? document.importNode(item, true) : null;
+    };
+    liveChanges(async (changes) => {
+      const added = [];
+      for (const change of changes) {
+        if (change.kind === 'note' && change.note.id === noteID) {
+          text.received(change.note);
+        } else if (change.kind === 'tombstone' && change.tombstone.entity === 'note' && change.tombstone.id === noteID) {
+          status.textContent = 'This note was deleted elsewhere';
+          document.body.dataset.deleted = 'true';
+        } else if (change.kind === 'tombstone' && change.tombstone.entity === 'attachment') {
+          const item = tileOf(change.tombstone.id);
+          if (item) item.remove();
+        } else if (change.kind === 'attachment' && change.attachment.noteID === noteID) {
+          const item = await fetchTile(change.attachment);
+          if (!item) continue;
+          const shown = tileOf(change.attachment.id);
+          if (shown && shown.dataset.added) continue;  // uploaded from this page, shown already
+          if (shown) {
+            // The same bytes under the same name: nothing to redraw (a remote photo arriving is
+            // remoteTiles' to show). The original's address names its content (`?v=<hash>`).
+            const same = (tileItem) => {
+              const thumb = tileItem.querySelector('.thumb');
+              return thumb ? `${thumb.dataset.original} ${thumb.dataset.filename}` : '';
+            };
+            if (same(shown) === same(item)) continue;
+            shown.replaceWith(item);
+          } else {
+            gallery.insertBefore(item, gallery.querySelector('[data-added]'));
+          }
+          added.push(item);
+        }
+      }
+      if (added.length > 0) gallery.dispatchEvent(new CustomEvent('gallery-tiles', { detail: added }));
+    });
+  }
+
   function notePage() {
     const main = document.getElementById('note');
     const noteID = main.dataset.noteId;
-    autosave(`/api/notes/${noteID}`);
+    const text = autosave(`/api/notes/${noteID}`);
     uploads(noteID);
     remoteTiles();
     galleryPages();
     viewer();
+    followNote(noteID, text);
     document.getElementById('delete-note').addEventListener('click', async () => {
       if (!window.confirm('Delete this note and all of its photos? This cannot be undone.')) return;
       try {
