@@ -96,6 +96,12 @@ struct LiveServerTests {
                 try await write(Self.requestHead("POST", "/api/notes/\(note.id)/attachments?filename=seed.jpg",
                                                  ["Content-Type: image/jpeg", "Content-Length: \(data.count)"]))
                 try await write(data.prefix(data.count / 2))
+                // Under way means the server is writing it: its staged copy is in tmp/. (Shut down
+                // before the server has read the request's head, the connection is idle to it and
+                // is closed; that is not what this test is about.)
+                let staging = fixture.configuration.storeDirectory.appending(path: "tmp")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while Files.tree(staging).isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
                 await shutdown()
                 try await write(data.suffix(from: data.count / 2))
                 return try await read()
