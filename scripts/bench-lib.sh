@@ -135,10 +135,20 @@ bench_stop_sampler() {
     sampler_pid=
   fi
 }
+# The servers a script starts in the background: their pids go into `pids`, and the default
+# cleanup stops them (and waits for them) before removing the scratch folder.
+pids=()
+bench_stop_servers() {
+  local pid
+  for pid in ${pids[@]+"${pids[@]}"}; do kill "$pid" 2> /dev/null || true; done
+  for pid in ${pids[@]+"${pids[@]}"}; do wait "$pid" 2> /dev/null || true; done
+}
 cleanup() {
+  bench_stop_servers
   chmod -R u+w "$scratch" 2>/dev/null || true
   rm -rf "$scratch"
 }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # --- timing ----------------------------------------------------------------------------------
 now() { date +%s.%N; }

@@ -30,16 +30,8 @@ else
 fi
 bench_check_output live
 
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2> /dev/null || true; done
-  rm -rf "$scratch"
-}
-bench_scratch
+bench_scratch  # the servers below are stopped on exit (bench-lib's cleanup), also on Ctrl-C
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 serve() { # serve NAME PORT ARGS...: starts attach serve on a fresh store; waits until it answers
   local name=$1 port=$2 _; shift 2
   attach_quiet init --store "$scratch/$name"

@@ -52,17 +52,8 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 bench_check_output sync
 
 # --- scratch and servers (stopped on exit, also on Ctrl-C) -----------------------------------
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2> /dev/null || true; done
-  chmod -R u+w "$scratch" 2> /dev/null || true
-  rm -rf "$scratch"
-}
 bench_scratch
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() { # wait_for URL WHAT LOG: up to 10 s for URL to answer
   local _
   for _ in $(seq 1 100); do curl -fs -o /dev/null "$1" 2> /dev/null && return 0; sleep 0.1; done

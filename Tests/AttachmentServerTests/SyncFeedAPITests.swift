@@ -92,7 +92,7 @@ struct SyncFeedAPITests {
     func waitHoldsUntilAChange() async throws {
         let fixture = try ServerFixture()
         let store = try await fixture.store()
-        let position = try await store.changes(since: 0).nextSequence
+        let position = try await store.changeFeedPosition()
         try await fixture.test { client in
             let held = Task {
                 let start = ContinuousClock.now

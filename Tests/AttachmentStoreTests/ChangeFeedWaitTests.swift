@@ -21,6 +21,12 @@ struct ChangeFeedWaitTests {
         }
     }
 
+    /// A task waiting up to 30 s for `store`'s feed to move past where it is now, and that position.
+    static func waiter(on store: AttachmentStore) async throws -> (position: Int64, task: Task<Bool, Never>) {
+        let position = try await store.changeFeedPosition()
+        return (position, Task { await store.waitForChanges(after: position, upTo: .seconds(30)) })
+    }
+
     static func elapsed(_ operation: () async throws -> Void) async rethrows -> Duration {
         let start = ContinuousClock.now
         try await operation()
@@ -31,8 +37,7 @@ struct ChangeFeedWaitTests {
     func wakesOnALocalWrite() async throws {
         let fixture = try await StoreFixture()
         let store = fixture.store
-        let position = try await store.changes(since: 0).nextSequence
-        let waiter = Task { await store.waitForChanges(after: position, upTo: .seconds(30)) }
+        let (position, waiter) = try await Self.waiter(on: store)
         try await Task.sleep(for: .milliseconds(200))
         let note = try await store.createNote(title: "typed on the laptop")
         let took = await Self.elapsed { #expect(await waiter.value, "the feed moved") }
@@ -44,9 +49,7 @@ struct ChangeFeedWaitTests {
     @Test("a write by another server on the same catalog (or attach on the same folder) is seen by the re-check")
     func seesAnotherWriter() async throws {
         let fixture = try await StoreFixture()
-        let store = fixture.store
-        let position = try await store.changes(since: 0).nextSequence
-        let waiter = Task { await store.waitForChanges(after: position, upTo: .seconds(30)) }
+        let (_, waiter) = try await Self.waiter(on: fixture.store)
         try await Task.sleep(for: .milliseconds(300))
         try await fixture.asAnotherServer { other in _ = try await other.createNote(title: "written elsewhere") }
         let took = await Self.elapsed { #expect(await waiter.value) }
