@@ -91,13 +91,16 @@ extension PostgresCatalogTests {
                 let otherKey = Completion {
                     try await second.write(locking: ["note:b"]) { _ = try $0.execute("INSERT INTO storeSetting (key, value) VALUES ('b', '1')") }
                 }
+                // Before the plain write starts: a plain write that waits holds up keyed writers
+                // that come after it (PostgreSQL queues a shared request behind a waiting
+                // exclusive one), so started together, note:b could rightly queue behind it.
+                #expect(await otherKey.finished(within: 10), "a writer of note:b waited for the holder of note:a")
                 let sameKey = Completion {
                     try await second.write(locking: ["note:b", "note:a"]) { _ = try $0.execute("INSERT INTO storeSetting (key, value) VALUES ('a', '1')") }
                 }
                 let plain = Completion {
                     try await second.write { _ = try $0.execute("INSERT INTO storeSetting (key, value) VALUES ('plain', '1')") }
                 }
-                #expect(await otherKey.finished(within: 10), "a writer of note:b waited for the holder of note:a")
                 #expect(!(await sameKey.finished(within: 0.5)), "a writer of note:a did not wait for its holder")
                 #expect(!(await plain.finished(within: 0.5)), "a plain write did not wait for a keyed one")
 
