@@ -157,6 +157,9 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     // The peer protocol: the sync scope (or full).
     let sync = router.group().add(middleware: RequireAccess(scope: .syncRead, tokens: tokens, refusal: .unauthorized))
     SyncRoutes(dependencies: dependencies).register(on: sync)
+    // Pushes from devices: the push scope (or full).
+    let push = router.group().add(middleware: RequireAccess(scope: .syncPush, tokens: tokens, refusal: .unauthorized))
+    SyncPushRoutes(dependencies: dependencies).register(on: push)
 
     // The web UI's pages: the full scope, or off to the login page.
     let pages = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .loginPage))

@@ -32,6 +32,10 @@ public struct ServerConfiguration: Sendable {
     /// A token for peers that grants ``AccessScope/syncRead`` only (`/sync/*`, `/blobs/*`); it
     /// cannot browse, write or log in. Needs ``token``. Default none.
     public var syncToken: String?
+    /// A token for devices that sync both ways, granting ``AccessScope/syncPush``: the peer
+    /// protocol, and pushing changes and originals' bytes; it cannot browse, use the API or log
+    /// in. Needs ``token``, and must differ from it and from ``syncToken``. Default none.
+    public var pushToken: String?
     /// Host names (or addresses) the server answers to besides loopback, `localhost`, the bound
     /// address and ``publicURL``'s host; a request naming any other `Host` is refused with 421
     /// before routing (the defence against DNS rebinding). Default none.
@@ -149,6 +153,11 @@ public struct ServerConfiguration: Sendable {
             guard token != nil else { throw .syncTokenWithoutToken }
             guard syncToken != token else { throw .syncTokenEqualsToken }
         }
+        if let pushToken {
+            guard !pushToken.isEmpty else { throw .emptyToken }
+            guard token != nil else { throw .pushTokenWithoutToken }
+            guard pushToken != token, pushToken != syncToken else { throw .pushTokenReused }
+        }
         if let publicURL {
             guard ["http", "https"].contains(publicURL.scheme?.lowercased() ?? ""), publicURL.host(percentEncoded: false)?.isEmpty == false
             else { throw .invalidPublicURL(publicURL.absoluteString) }
@@ -179,7 +188,7 @@ public struct ServerConfiguration: Sendable {
         if let minimumUploadRate, minimumUploadRate <= 0 { throw .invalidUploadRate(minimumUploadRate) }
         if !Self.isLoopback(host) {
             guard let token else { throw .tokenRequired(host: host) }
-            for (option, secret) in [("--token", token), ("--sync-token", syncToken)] {
+            for (option, secret) in [("--token", token), ("--sync-token", syncToken), ("--push-token", pushToken)] {
                 if let secret, secret.utf8.count < Self.minimumPublicTokenBytes {
                     throw .tokenTooShort(host: host, option: option, bytes: secret.utf8.count)
                 }
@@ -224,6 +233,10 @@ public struct ServerConfiguration: Sendable {
         case syncTokenWithoutToken
         /// The sync token is the full token, so it would grant everything.
         case syncTokenEqualsToken
+        /// `--push-token` without `--token`.
+        case pushTokenWithoutToken
+        /// `--push-token` equal to `--token` or `--sync-token`.
+        case pushTokenReused
         /// The public URL is not an `http` or `https` URL with a host.
         case invalidPublicURL(String)
         /// An allowed host is not a host name or address.
@@ -264,6 +277,10 @@ public struct ServerConfiguration: Sendable {
                 return "--sync-token needs --token: without a full token the server is open to everyone on loopback anyway"
             case .syncTokenEqualsToken:
                 return "--sync-token must differ from --token, or it would grant everything"
+            case .pushTokenWithoutToken:
+                return "--push-token needs --token: without a full token the server is open to everyone on loopback anyway"
+            case .pushTokenReused:
+                return "--push-token must differ from --token and --sync-token, or one token would grant two scopes"
             case .invalidPublicURL(let url):
                 return "public URL \(url) must be an http:// or https:// URL with a host, for example https://photos.example.com"
             case .invalidAllowedHost(let name):

@@ -28,7 +28,7 @@ struct ServerDependencies: Sendable {
     let loginAttempts = LoginAttempts()
 
     /// The tokens the server accepts.
-    var tokens: AccessTokens { AccessTokens(full: configuration.token, syncRead: configuration.syncToken) }
+    var tokens: AccessTokens { AccessTokens(full: configuration.token, syncRead: configuration.syncToken, syncPush: configuration.pushToken) }
     /// The host names the server answers to.
     var allowedHosts: AllowedHosts {
         AllowedHosts(bindHost: configuration.host, publicURL: configuration.publicURL, extra: configuration.allowedHosts)

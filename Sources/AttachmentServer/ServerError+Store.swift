@@ -15,6 +15,7 @@ extension ServerError {
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
     /// | `catalogUnavailable` (PostgreSQL down or restarting) | 503 | `catalog_unavailable` |
     /// | `upload` | 404, 410, 409, 423, 413, 460, 400 | see the `ResumableUploadError` initialiser |
+    /// | `pushedBlob` | 404, 409, 423, 413, 422 | see the `PushedBlobError` initialiser |
     /// | `blobMissing`, `hashMismatch`, `catalogDamaged`, `damagedCatalogRow`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
     public init(_ error: AttachmentStore.Error) {
         switch error {
@@ -50,6 +51,8 @@ extension ServerError {
                       message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(cause.message))")
         case .upload(let failure):
             self.init(failure)
+        case .pushedBlob(let failure):
+            self.init(failure)
         case .storeNotFound, .notAStore, .sourceUnreadable, .sourceNotAFile, .catalog, .catalogFromNewerRelease, .blobStorageMismatch:
             self = .internalError
         }
@@ -70,6 +73,24 @@ extension ServerError {
         case .exceedsLength: self.init(.contentTooLarge, code: "upload_exceeds_length", message: message)
         case .checksumMismatch: self.init(HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch"), code: "checksum_mismatch", message: message)
         case .invalidLength: self.init(.badRequest, code: "invalid_upload_length", message: message)
+        }
+    }
+}
+
+extension ServerError {
+    /// The HTTP meaning of refused pushed bytes (`PATCH /sync/blobs/{hash}`), as for a
+    /// resumable upload: 404 no record wants them, 409 wrong offset (with `Upload-Offset`, the
+    /// bytes held), 423 another transfer runs, 413 past the original's size, 422 wrong hash.
+    init(_ error: PushedBlobError) {
+        let message = error.description
+        switch error {
+        case .notWanted: self.init(.notFound, code: "blob_not_wanted", message: message)
+        case .offsetMismatch(let expected, _):
+            self.init(.conflict, code: "push_offset_mismatch", message: message)
+            headers[TusProtocol.uploadOffset] = String(expected)
+        case .busy: self.init(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), code: "blob_busy", message: message)
+        case .exceedsSize: self.init(.contentTooLarge, code: "blob_exceeds_size", message: message)
+        case .hashMismatch: self.init(.unprocessableContent, code: "hash_mismatch", message: message)
         }
     }
 }

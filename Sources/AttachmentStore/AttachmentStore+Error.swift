@@ -59,6 +59,8 @@ extension AttachmentStore {
         case objectStore(BlobObjectStoreError)
         /// A resumable upload refused a request; the upload is as it was.
         case upload(ResumableUploadError)
+        /// A peer's pushed bytes of an original were refused; nothing stored changed.
+        case pushedBlob(PushedBlobError)
 
         /// What went wrong, in one line, without naming any command: a program using the library
         /// adds its own advice (the `attach` command does, in `ErrorHint`).
@@ -110,6 +112,8 @@ extension AttachmentStore {
             case .objectStore(let error):
                 return "\(error); nothing was stored or changed"
             case .upload(let error):
+                return error.description
+            case .pushedBlob(let error):
                 return error.description
             }
         }

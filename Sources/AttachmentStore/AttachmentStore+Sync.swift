@@ -184,6 +184,16 @@ extension AttachmentStore {
     package func setSyncCursor(_ sequence: Int64, forPeer peer: String) async throws {
         try await catalog.write { db in try StoreSetting.set("cursor " + peer, String(sequence), in: db) }
     }
+
+    /// How far this store's own change feed has been pushed to a peer (0 before the first push).
+    package func pushCursor(forPeer peer: String) async throws -> Int64 {
+        try await catalog.read { db in Int64(try StoreSetting.value("pushed " + peer, in: db) ?? "0") ?? 0 }
+    }
+
+    /// Records how far this store's own change feed has been pushed to a peer.
+    package func setPushCursor(_ sequence: Int64, forPeer peer: String) async throws {
+        try await catalog.write { db in try StoreSetting.set("pushed " + peer, String(sequence), in: db) }
+    }
 }
 
 extension AttachmentStore {

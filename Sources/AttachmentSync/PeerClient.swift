@@ -4,7 +4,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Speaks the sync protocol to one peer over HTTP: the change feed and blob bytes.
+/// Speaks the sync protocol to one peer over HTTP: the change feed and blob bytes (pushing
+/// them is in `PeerClient+Push.swift`).
 ///
 /// `GET /sync/changes?since=SEQ&limit=N[&wait=SECONDS]` answers a ``SyncBatch`` as JSON (with
 /// `wait`, as soon as there is a change after `SEQ`, or empty once the wait is over);
@@ -87,10 +88,15 @@ struct PeerClient: Sendable {
         return try await collect(response, limit: AttachmentStore.maxPeerThumbnailBytes)
     }
 
-    private func execute(path: String, headers: HTTPHeaders = [:], acceptPartial: Bool = false,
-                         timeout: TimeAmount? = nil) async throws -> HTTPClientResponse {
+    /// Sends `request` (its URL, `path` under the peer's) with the peer's token, and answers the
+    /// response when its status is 200 or 204 (or 206 with `acceptPartial`).
+    /// - Throws: ``SyncError/peerUnreachable(peer:reason:)`` or ``SyncError/peerRefused(peer:status:message:)``.
+    func execute(path: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: HTTPClientRequest.Body? = nil,
+                 acceptPartial: Bool = false, timeout: TimeAmount? = nil) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: peer.url.absoluteString + path)
+        request.method = method
         request.headers = headers
+        request.body = body
         if let token = peer.token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
@@ -106,14 +112,14 @@ struct PeerClient: Sendable {
             throw SyncError.peerUnreachable(peer: peer.description, reason: text)
         }
         let status = Int(response.status.code)
-        guard status == 200 || (acceptPartial && status == 206) else {
+        guard status == 200 || status == 204 || (acceptPartial && status == 206) else {
             let body = (try? await response.body.collect(upTo: 64 << 10)).map { String(buffer: $0) } ?? ""
             throw SyncError.peerRefused(peer: peer.description, status: status, message: Self.message(in: body))
         }
         return response
     }
 
-    private func collect(_ response: HTTPClientResponse, limit: Int) async throws -> Data {
+    func collect(_ response: HTTPClientResponse, limit: Int) async throws -> Data {
         do {
             return Data(try await response.body.collect(upTo: limit).readableBytesView)
         } catch {

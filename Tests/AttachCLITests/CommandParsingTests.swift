@@ -101,7 +101,11 @@ struct CommandParsingTests {
         let verify = try Self.parse(["verify", "--repair", "--peer", "http://a:1", "--peer-ca", "ca.pem"], as: VerifyCommand.self)
         #expect(verify.repair && verify.peers == ["http://a:1"] && verify.tokenOption.certificates.file == "ca.pem")
         let pull = try Self.parse(["sync", "pull", "http://a:1", "http://b:2", "--json"], as: SyncCommand.Pull.self)
-        #expect(pull.peers == ["http://a:1", "http://b:2"] && pull.json)
+        #expect(pull.arguments.peers == ["http://a:1", "http://b:2"] && pull.arguments.json)
+        let both = try Self.parse(["sync", "http://a:1", "--json"], as: SyncCommand.Both.self)
+        #expect(both.arguments.peers == ["http://a:1"] && both.arguments.json, "attach sync URL pushes and pulls")
+        let push = try Self.parse(["sync", "push", "http://a:1", "--token", "t"], as: SyncCommand.Push.self)
+        #expect(push.arguments.peers == ["http://a:1"] && push.arguments.tokenOption.token == "t")
         #expect(try Self.parse(["verify"], as: VerifyCommand.self).repair == false)
     }
 

@@ -20,7 +20,7 @@ enum JSONBody {
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw ServerError(.contentTooLarge, code: "body_too_large", message: "a JSON body may be at most \(context.maxUploadSize) bytes")
         }
         if buffer.readableBytes == 0 {

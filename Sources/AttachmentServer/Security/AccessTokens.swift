@@ -5,6 +5,8 @@ struct AccessTokens: Sendable {
     let full: String?
     /// The token that grants ``AccessScope/syncRead`` only, if any.
     let syncRead: String?
+    /// The token that grants ``AccessScope/syncPush``, if any.
+    var syncPush: String? = nil
 
     /// Whether requests need credentials at all.
     var areRequired: Bool { full != nil }
@@ -15,6 +17,7 @@ struct AccessTokens: Sendable {
         let bytes = Array(presented.utf8)
         if let full, Self.constantTimeEqual(bytes, Array(full.utf8)) { return .full }
         if let syncRead, Self.constantTimeEqual(bytes, Array(syncRead.utf8)) { return .syncRead }
+        if let syncPush, Self.constantTimeEqual(bytes, Array(syncPush.utf8)) { return .syncPush }
         return nil
     }
 

@@ -49,14 +49,15 @@ struct UploadReceiver {
         }
     }
 
-    /// The request body, counted against the upload limit and the minimum rate, and into the metrics.
-    func body(of request: Request) -> UploadBody<RequestBody> {
+    /// The request body, counted against `limit` (default: the upload limit) and the minimum
+    /// rate, and into the metrics.
+    func body(of request: Request, limit: Int64? = nil) -> UploadBody<RequestBody> {
         let metrics = dependencies.metrics
         let configuration = dependencies.configuration
         let rate = configuration.minimumUploadRate.map {
             UploadRate(minimumBytesPerSecond: $0, window: configuration.uploadRateWindow)
         }
-        return UploadBody(base: request.body, limit: configuration.maxUploadBytes, rate: rate) { count in
+        return UploadBody(base: request.body, limit: limit ?? configuration.maxUploadBytes, rate: rate) { count in
             metrics.uploadBytes.increment(by: Int64(count))
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A change that fails is never applied and never moves the clock; the batch it came in
 /// goes on without it (``SyncApplyReport/invalid``).
-struct SyncChangeValidation {
+package struct SyncChangeValidation {
     let limits: PeerInputLimits
     /// This machine's wall clock, in milliseconds since 1970.
     let nowMilliseconds: Int64
@@ -115,13 +115,19 @@ struct SyncChangeValidation {
         return nil
     }
 
+    /// Whether `text` can be a peer id: 1 to 64 ASCII letters, digits or `-` (a store's own is a
+    /// lower-case UUID), so it can name a peer in a log line or a ledger as it is.
+    package static func isPeerID(_ text: some StringProtocol) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (48...57).contains($0) || (97...122).contains($0) || (65...90).contains($0) || $0 == UInt8(ascii: "-") }
+    }
+
     /// `<13-digit milliseconds>-<6-digit counter>-<peer id>`, not ahead of the local clock by more than the skew.
     func clock(_ stamp: ClockStamp) -> String? {
         let fields = stamp.rawValue.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
         guard fields.count == 3, fields[0].utf8.count == 13, fields[1].utf8.count == 6,
               fields[0].utf8.allSatisfy({ (48...57).contains($0) }), fields[1].utf8.allSatisfy({ (48...57).contains($0) }),
-              (1...64).contains(fields[2].utf8.count),
-              fields[2].utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || (65...90).contains($0) || $0 == UInt8(ascii: "-") }),
+              Self.isPeerID(fields[2]),
               let milliseconds = Int64(fields[0])
         else { return "clock stamp \(PeerText.quoted(stamp.rawValue)) is malformed" }
         guard milliseconds <= latestAllowed else {

@@ -26,7 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Every option, by its long name; each is also read from `ATTACH_<NAME>` (see
     /// ``EnvironmentArguments``). A test checks the list against the command's options.
     static let environmentOptions = [
-        "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "allowed-host",
+        "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "push-token", "push-token-file", "allowed-host",
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch",
@@ -40,6 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// the command line keeps the other out of the environment too, so the command line wins.
     static let alternativeOptions: [String: String] = [
         "token": "token-file", "token-file": "token", "sync-token": "sync-token-file", "sync-token-file": "sync-token",
+        "push-token": "push-token-file", "push-token-file": "push-token",
         "peer-token": "peer-token-file", "peer-token-file": "peer-token",
     ]
 
@@ -66,6 +67,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("sync-token-file"), help: ArgumentHelp("Read --sync-token from this file.", valueName: "FILE"))
     var syncTokenFile: String?
+
+    @Option(name: .customLong("push-token"),
+            help: ArgumentHelp("A token for devices that sync both ways: the peer protocol, and pushing changes and originals.",
+                               discussion: "Needs --token; it cannot browse, use the API or log in.", valueName: "T"))
+    var pushToken: String?
+
+    @Option(name: .customLong("push-token-file"), help: ArgumentHelp("Read --push-token from this file.", valueName: "FILE"))
+    var pushTokenFile: String?
 
     @Option(name: .customLong("allowed-host"),
             help: ArgumentHelp("A host name this server answers to besides loopback and localhost (repeatable).", valueName: "NAME"))
@@ -196,6 +205,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.catalogDatabase = try await storeOptions.catalogDatabase(logger: configuration.logger)
         configuration.token = try SecretFile.either(token, option: "--token", file: tokenFile, fileOption: "--token-file")
         configuration.syncToken = try SecretFile.either(syncToken, option: "--sync-token", file: syncTokenFile, fileOption: "--sync-token-file")
+        configuration.pushToken = try SecretFile.either(pushToken, option: "--push-token", file: pushTokenFile, fileOption: "--push-token-file")
         configuration.allowedHosts = allowedHosts
         configuration.trustedProxies = trustedProxies
         if let publicURL {

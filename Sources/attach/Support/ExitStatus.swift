@@ -47,7 +47,7 @@ enum ExitStatus {
         switch error {
         case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .ambiguousIdentifier,
              .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
-             .notAnImage, .imageUnreadable, .imageTooLarge, .upload:
+             .notAnImage, .imageUnreadable, .imageTooLarge, .upload, .pushedBlob:
             return inputError
         case .blobStorageMismatch, .catalogFromNewerRelease:
             return inputError

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A store with no server of its own (a laptop, a phone) syncs both ways with `attach sync URL`:
+/// its notes and the bytes of its originals go to the server, the server's edits come back.
+@Suite("A device syncs both ways with attach sync", .serialized, .timeLimit(.minutes(3)))
+struct DeviceSyncTests {
+    static let token = "the-full-token-of-the-server"
+    static let pushToken = "the-push-token-of-the-device"
+
+    static func get(_ server: ServerProcess, _ path: String) async throws -> (status: Int, body: Data) {
+        try await ServerProcess.request(server.url + path, method: "GET", body: nil, headers: ["Authorization": "Bearer \(token)"])
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("a CLI store's note and photo reach the server byte for byte; the server's edit comes back; nothing is sent twice")
+    func deviceSyncsBothWays() async throws {
+        let directory = try TemporaryDirectory("device")
+        let (device, home) = (directory.appending("device"), directory.appending("home"))
+        for store in [device, home] { try await Attach.initStore(store) }
+        let photo = try Corpus.file("good/Dune.jpg")
+        let imported = try await PeerSyncTests.importPhotos([photo.path(percentEncoded: false)], into: device)
+        let id = imported.attachments[0]["id"] as! String
+
+        let server = try await ServerProcess(store: home, port: try ServerProcess.freePort(),
+                                             ["--token", Self.token, "--push-token", Self.pushToken])
+        defer { server.process.kill() }
+
+        let first = try await Attach.run(["sync", server.url, "--token", Self.pushToken, "--json"], store: device)
+        #expect(first.exitCode == 0, "\(first.stderr)")
+        let reports = first.stdout.split(separator: "\n").map(String.init)
+        #expect(reports.count == 2, "one report for the push, one for the pull: \(first.stdout)")
+        let pushed = try Self.json(reports[0])
+        #expect(pushed["blobsSent"] as? Int == 1)
+        #expect(pushed["bytesSent"] as? Int == (try Data(contentsOf: photo)).count)
+
+        let (status, original) = try await Self.get(server, "/api/attachments/\(id)/original")
+        #expect(status == 200)
+        #expect(original == (try Data(contentsOf: photo)), "byte for byte")
+        let note = try Self.json(String(decoding: try await Self.get(server, "/api/notes/\(imported.note)").body, as: UTF8.self))
+        #expect(note["title"] as? String == "trip")
+
+        // An edit on the server comes back on the next sync; the original does not travel again.
+        let edit = try await ServerProcess.request(server.url + "/api/notes/\(imported.note)", method: "PATCH",
+                                                   body: try JSONSerialization.data(withJSONObject: ["body": "written at home"]),
+                                                   headers: ["Authorization": "Bearer \(Self.token)"])
+        #expect(edit.status == 200)
+        let second = try await Attach.run(["sync", server.url, "--token", Self.pushToken, "--json"], store: device)
+        #expect(second.exitCode == 0, "\(second.stderr)")
+        #expect(try Self.json(String(second.stdout.split(separator: "\n")[0]))["blobsSent"] as? Int == 0)
+        let shown = try await Attach.run(["note", "show", imported.note, "--json"], store: device)
+        #expect((try Self.json(shown.stdout)["note"] as? [String: Any])?["body"] as? String == "written at home", "\(shown.stdout)")
+
+        // A token that may only read cannot push; the exit status says so.
+        let refused = try await Attach.run(["sync", "push", server.url, "--token", Self.token + "-wrong"], store: device)
+        #expect(refused.exitCode == 2 && refused.stderr.contains("401"), "\(refused.stderr)")
+        #expect(try await Attach.run(["verify"], store: home).exitCode == 0)
+    }
+}
