@@ -98,6 +98,7 @@ extension ServerDependencies {
         sync.interval = configuration.syncInterval
         sync.wait = configuration.syncWait
         sync.fetchMode = configuration.fetchMode
+        sync.pushMode = configuration.pushMode
         return [PeerSyncService(store: store, fetcher: fetcher, configuration: sync, ledger: syncLedger, http: peerHTTP.http,
                                 logger: configuration.logger)]
     }

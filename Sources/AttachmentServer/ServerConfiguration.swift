@@ -123,6 +123,9 @@ public struct ServerConfiguration: Sendable {
     public var maxClockSkew: Duration = .seconds(300)
     /// What to fetch from peers ahead of need. Default on demand (nothing).
     public var fetchMode: FetchMode = .onDemand
+    /// What to push to the peers as this store's feed moves. Default records (a peer that
+    /// refuses pushes is only pulled from).
+    public var pushMode: PushMode = .records
     /// A change to the storage budget recorded in the store's settings, applied at start
     /// (`nil`, the default, keeps the store's own).
     public var storageBudgetUpdate: (@Sendable (StorageBudget) -> StorageBudget)?

@@ -3,7 +3,8 @@ import AttachmentStore
 import Logging
 import ServiceLifecycle
 
-/// Keeps a store in step with its peers: a pull round per peer, held by the peer until it has a
+/// Keeps a store in step with its peers: a push loop per peer that sends this store's changes as
+/// they are made (see ``Configuration/pushMode``), and a pull round per peer, held by the peer until it has a
 /// change (a long poll, so changes arrive as they are made), at most one round per interval
 /// when a peer answers at once with nothing, backing off while a peer is unreachable, and
 /// fetching ahead what the ``FetchMode`` asks for.
@@ -25,6 +26,10 @@ public struct PeerSyncService: Service {
         public var maximumBackoff: Duration = .seconds(60)
         /// What to fetch ahead of need. Default ``FetchMode/onDemand``.
         public var fetchMode: FetchMode = .onDemand
+        /// What to push to each peer, as this store's feed moves. Default ``PushMode/records``.
+        /// A peer that refuses pushes (its token for this store only reads, or it predates
+        /// push) is pushed to no more, with one warning; pulling from it goes on.
+        public var pushMode: PushMode = .records
         /// Thumbnail size fetched in ``FetchMode/thumbnails`` mode. Default 200.
         public var thumbnailSize = 200
 
@@ -55,6 +60,9 @@ public struct PeerSyncService: Service {
         await withDiscardingTaskGroup { group in
             for peer in configuration.peers {
                 group.addTask { await cancelWhenGracefulShutdown { await syncForever(with: peer) } }
+                if configuration.pushMode != .off {
+                    group.addTask { await cancelWhenGracefulShutdown { await pushForever(to: peer) } }
+                }
             }
         }
     }
@@ -94,6 +102,44 @@ public struct PeerSyncService: Service {
                 backoff = min(backoff * 2, configuration.maximumBackoff)
                 pause = backoff
                 logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(backoff)"])
+            }
+            if pause > .zero { try? await Task.sleep(for: pause) }
+        }
+    }
+
+    /// Pushes this store's changes to `peer` as they are made: a round whenever the feed has
+    /// moved past what was pushed (waiting for it up to 55 s at a time), backing off while the
+    /// peer is unreachable. Changes pulled from the peer go back to it once and are ignored
+    /// there. Ends, with a warning, when the peer refuses pushes.
+    private func pushForever(to peer: Peer) async {
+        var backoff = configuration.interval
+        while !Task.isCancelled {
+            let pause: Duration
+            do {
+                let cursor = try await store.pushCursor(forPeer: peer.description)
+                if try await store.changeFeedPosition() <= cursor {
+                    guard await store.waitForChanges(after: cursor, upTo: .seconds(55)) else { continue }
+                }
+                var round = PushRound(peer: peer, http: http)
+                round.logger = logger
+                round.sendsOriginals = configuration.pushMode == .originals
+                let report = try await round.run(from: store)
+                if report.applied.notesApplied + report.applied.attachmentsApplied + report.applied.deletionsApplied > 0 || report.blobsSent > 0 {
+                    logger.info("pushed", metadata: ["peer": "\(peer)", "changes": "\(report.changes)", "originals": "\(report.blobsSent)"])
+                }
+                backoff = configuration.interval
+                pause = .zero
+            } catch is CancellationError {
+                return
+            } catch SyncError.peerRefused(_, let status, let message) where [401, 403, 404, 405].contains(status) {
+                logger.warning("the peer refuses pushes; only pulling from it", metadata: [
+                    "peer": "\(peer)", "status": "\(status)", "message": "\(PeerText.escaped(message, limit: 200, markup: false))",
+                ])
+                return
+            } catch {
+                backoff = min(backoff * 2, configuration.maximumBackoff)
+                pause = backoff
+                logger.warning("push failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(backoff)"])
             }
             if pause > .zero { try? await Task.sleep(for: pause) }
         }

@@ -39,6 +39,8 @@ public struct PushRound: Sendable {
     public var maxBatchBytes = 16 << 20
     /// The most batches one round sends; the next round goes on from there. Default 1,000.
     public var maxBatches = 1_000
+    /// Whether the bytes of originals the peer lacks are sent too (the default), or only records.
+    public var sendsOriginals = true
     /// Where a peer's refusals are logged, if anywhere.
     public var logger: Logger?
 
@@ -59,7 +61,11 @@ public struct PushRound: Sendable {
             try Task.checkCancellation()
             let batch = try await store.changes(since: cursor, limit: limit)
             guard !batch.changes.isEmpty else {
-                cursor = batch.nextSequence  // only records gone since: nothing to send
+                // Only records gone since (or nothing): nothing to send, but the cursor moves past them.
+                if batch.nextSequence > cursor {
+                    cursor = batch.nextSequence
+                    try await store.setPushCursor(cursor, forPeer: peer.description)
+                }
                 if !batch.hasMore { break }
                 continue
             }
@@ -81,7 +87,7 @@ public struct PushRound: Sendable {
                     "reasons": "\(PeerText.escaped(answer.applied.problems.joined(separator: "; "), limit: 500, markup: false))",
                 ])
             }
-            try await sendOriginals(answer.wanted, named: batch, from: store, client: client, report: &report)
+            if sendsOriginals { try await sendOriginals(answer.wanted, named: batch, from: store, client: client, report: &report) }
             cursor = batch.nextSequence
             try await store.setPushCursor(cursor, forPeer: peer.description)
             if !batch.hasMore { break }

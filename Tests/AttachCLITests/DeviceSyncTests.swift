@@ -60,4 +60,37 @@ struct DeviceSyncTests {
         #expect(refused.exitCode == 2 && refused.stderr.contains("401"), "\(refused.stderr)")
         #expect(try await Attach.run(["verify"], store: home).exitCode == 0)
     }
+
+    @Test("a server its peer cannot reach pushes with --push originals: its note and photo reach the peer, the peer's notes come back")
+    func serverBehindNATSyncsThroughPush() async throws {
+        let directory = try TemporaryDirectory("nat")
+        let (hidden, home) = (directory.appending("hidden"), directory.appending("home"))
+        for store in [hidden, home] { try await Attach.initStore(store) }
+        let photo = try Corpus.file("good/Aqua.jpg")
+        let imported = try await PeerSyncTests.importPhotos([photo.path(percentEncoded: false)], into: hidden)
+        let id = imported.attachments[0]["id"] as! String
+
+        // Home has no --peer: it cannot reach the hidden server, which opens every connection.
+        let homeServer = try await ServerProcess(store: home, port: try ServerProcess.freePort(),
+                                                 ["--token", Self.token, "--push-token", Self.pushToken])
+        let hiddenServer = try await ServerProcess(store: hidden, port: try ServerProcess.freePort(), [
+            "--peer", homeServer.url, "--peer-token", Self.pushToken, "--push", "originals", "--sync-interval", "0.2",
+        ])
+        defer { for server in [homeServer, hiddenServer] { server.process.kill() } }
+
+        try await ServerProcess.eventually(30, "the hidden server's photo to be at home") {
+            try await Self.get(homeServer, "/api/attachments/\(id)/original").status == 200
+        }
+        #expect(try await Self.get(homeServer, "/api/attachments/\(id)/original").body == (try Data(contentsOf: photo)))
+        let resource = try Self.json(String(decoding: try await Self.get(homeServer, "/api/attachments/\(id)").body, as: UTF8.self))
+        #expect(resource["available"] as? Bool == true, "the bytes were pushed, not fetched on demand")
+
+        let created = try await ServerProcess.request(homeServer.url + "/api/notes", method: "POST",
+                                                      body: try JSONSerialization.data(withJSONObject: ["title": "made at home"]),
+                                                      headers: ["Authorization": "Bearer \(Self.token)"])
+        let homeNote = try #require(try Self.json(String(decoding: created.body, as: UTF8.self))["id"] as? String)
+        try await ServerProcess.eventually(30, "home's note to reach the hidden server") {
+            try await hiddenServer.get("/api/notes/\(homeNote)").status == 200
+        }
+    }
 }

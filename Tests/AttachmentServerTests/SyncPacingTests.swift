@@ -27,7 +27,7 @@ struct SyncPacingTests {
         try await LiveServerTests.serve(fixture) { _, _ in
             try await Task.sleep(for: .milliseconds(3_500))
         }
-        let asked = peer.requests.filter { $0.target.hasPrefix("/sync/changes") }
+        let asked = peer.requests.filter { $0.method == "GET" && $0.target.hasPrefix("/sync/changes") }
         #expect(asked.count >= 2, "it was asked: \(asked.count)")
         #expect(asked.count <= 7, "about once a second after the first round, not as fast as it answers: \(asked.count)")
         #expect(asked.allSatisfy { $0.target.contains("wait=25") }, "every round asks to be held: \(asked.map(\.target))")

@@ -29,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
         "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "push-token", "push-token-file", "allowed-host",
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
-        "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch",
+        "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch", "push",
         "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate",
         "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime",
     ]
@@ -185,6 +185,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What to fetch from peers ahead of need: on-demand, thumbnails or originals.", valueName: "MODE"))
     var fetch = "on-demand"
 
+    @Option(help: ArgumentHelp("What to push to the peers as changes are made: off, records, or originals (records and the bytes "
+                               + "of originals the peer lacks, for a server its peers cannot reach).", valueName: "MODE"))
+    var push = "records"
+
     @OptionGroup var budgetOptions: StorageBudgetOptions
     @OptionGroup var partialDownloadOptions: PartialDownloadOptions
 
@@ -255,6 +259,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--fetch takes on-demand, thumbnails or originals")
         }
         configuration.fetchMode = mode
+        guard let pushMode = PushMode(rawValue: push) else { throw ValidationError("--push takes off, records or originals") }
+        configuration.pushMode = pushMode
         guard budgetInterval > 0 else { throw ValidationError("--budget-interval must be a positive number of seconds") }
         configuration.budgetInterval = .milliseconds(Int64(budgetInterval * 1000))
         configuration.partialDownloads = partialDownloadOptions.limits
