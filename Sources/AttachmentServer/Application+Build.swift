@@ -148,6 +148,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     // The JSON API, metrics and the API document: the full scope, 401 without it.
     let api = router.group("api").add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
     NoteRoutes(dependencies: dependencies).register(on: api)
+    NoteHistoryRoutes(dependencies: dependencies).register(on: api)
     AttachmentRoutes(dependencies: dependencies).register(on: api)
     ResumableUploadRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)

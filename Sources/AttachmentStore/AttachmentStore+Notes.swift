@@ -25,11 +25,13 @@ extension AttachmentStore {
     public func updateNote(_ id: NoteID, title: String? = nil, body: String? = nil) async throws -> Note {
         try Self.check(title: title, body: body)
         return try await catalog.write(locking: [.note(id)]) { db in
-            guard var record = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
+            guard let old = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
+            var record = old
             if let title { record.title = title }
             if let body { record.body = body }
             record.updatedAt = Date()
             record.clock = self.clock.tick().rawValue
+            try NoteVersionRecord.keep(old, replacedBy: record, in: db)
             try record.save(db)
             return record.note
         }

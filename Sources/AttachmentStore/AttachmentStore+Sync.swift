@@ -107,11 +107,12 @@ extension AttachmentStore {
     private static func applyNote(_ change: SyncChange.NoteState, in db: any SQLTransaction) throws -> Bool {
         let note = change.note
         guard try !TombstoneRecord.exists(entity: "note", id: note.id.rawValue, in: db) else { return false }
-        if let local = try NoteRecord.fetch(note.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= change.clock {
-            return false
-        }
+        let local = try NoteRecord.fetch(note.id.rawValue, in: db)
+        if let local, ClockStamp(rawValue: local.clock) >= change.clock { return false }
         var record = NoteRecord(note)
         record.clock = change.clock.rawValue
+        // The text a newer edit replaces stays readable and restorable here (`noteVersions(of:)`).
+        if let local { try NoteVersionRecord.keep(local, replacedBy: record, in: db) }
         try record.save(db)
         return true
     }

@@ -145,6 +145,23 @@ public enum SharedCatalogMigrations {
                 }
             }
         },
+        Migration(id: "v11: earlier versions of notes kept") { _ in
+            // A note's earlier titles and bodies: the version an edit (local, or a peer's that
+            // won) replaced, keyed by the clock stamp it had. Not part of the change feed: each
+            // store keeps the versions it saw replaced. They go with their note.
+            [
+                """
+                CREATE TABLE noteVersion (
+                    noteId TEXT NOT NULL REFERENCES note(id) ON DELETE CASCADE,
+                    clock TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    updatedAt TEXT NOT NULL,
+                    PRIMARY KEY (noteId, clock)
+                )
+                """,
+            ]
+        },
     ]
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema

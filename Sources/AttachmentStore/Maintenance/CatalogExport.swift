@@ -9,7 +9,7 @@ enum CatalogExport {
     /// The tables copied, parents before children. `change` comes last: inserting notes,
     /// attachments and tombstones fills it through triggers, and it is then replaced by the
     /// source's own rows. `blobLease` is left out: leases belong to the running servers.
-    static let tables = ["storeSetting", "note", "blob", "blobContent", "attachment", "imageEntry", "tombstone", "change"]
+    static let tables = ["storeSetting", "note", "noteVersion", "blob", "blobContent", "attachment", "imageEntry", "tombstone", "change"]
 
     /// Writes the catalog in `source` into a new SQLite catalog at `path`; how many rows it copied.
     static func copy(from source: any SQLDatabase, toSQLiteAt path: String, busyTimeout: TimeInterval) async throws -> Int {

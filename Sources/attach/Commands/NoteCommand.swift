@@ -5,8 +5,8 @@ import AttachmentStore
 struct NoteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "note",
-        abstract: "Create, list, show, edit and delete notes.",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self]
+        abstract: "Create, list, show, edit and delete notes, and read or restore their earlier versions.",
+        subcommands: [Add.self, List.self, Show.self, Edit.self, History.self, Remove.self]
     )
 
     /// `attach note add TITLE [--body TEXT]`.

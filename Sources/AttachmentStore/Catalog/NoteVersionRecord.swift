@@ -1,0 +1,39 @@
+import CatalogSQL
+import Foundation
+
+/// The `noteVersion` table: each note's earlier versions, newest first, at most
+/// ``maxVersionsPerNote`` of them.
+enum NoteVersionRecord {
+    /// The most earlier versions a note keeps; the oldest go first.
+    static let maxVersionsPerNote = 20
+
+    /// Keeps `old` as an earlier version of its note when `new` replaces its title or body. An
+    /// empty note (such as the placeholder of a note whose own change had not arrived yet) has
+    /// nothing to restore and is not kept.
+    static func keep(_ old: NoteRecord, replacedBy new: NoteRecord, in db: any SQLTransaction) throws {
+        guard old.title != new.title || old.body != new.body, !(old.title.isEmpty && old.body.isEmpty) else { return }
+        try db.execute("""
+            INSERT INTO noteVersion (noteId, clock, title, body, updatedAt) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (noteId, clock) DO NOTHING
+            """, [.text(old.id), .text(old.clock), .text(old.title), .text(old.body), .date(old.updatedAt)])
+        try db.execute("""
+            DELETE FROM noteVersion WHERE noteId = ? AND clock NOT IN
+                (SELECT clock FROM noteVersion WHERE noteId = ? ORDER BY clock DESC LIMIT ?)
+            """, [.text(old.id), .text(old.id), .integer(Int64(maxVersionsPerNote))])
+    }
+
+    /// The earlier versions of the note `id`, newest first.
+    static func all(ofNote id: String, in db: any SQLTransaction) throws -> [NoteVersion] {
+        try db.query("SELECT * FROM noteVersion WHERE noteId = ? ORDER BY clock DESC", [.text(id)]).map(version(row:))
+    }
+
+    /// One earlier version of the note `id`, if it is kept.
+    static func fetch(ofNote id: String, version: String, in db: any SQLTransaction) throws -> NoteVersion? {
+        try db.queryOne("SELECT * FROM noteVersion WHERE noteId = ? AND clock = ?", [.text(id), .text(version)]).map(version(row:))
+    }
+
+    private static func version(row: SQLRow) throws -> NoteVersion {
+        NoteVersion(noteID: NoteID(rawValue: try row.requiredString("noteId")), version: try row.requiredString("clock"),
+                    title: try row.requiredString("title"), body: try row.requiredString("body"), updatedAt: try row.requiredDate("updatedAt"))
+    }
+}
