@@ -253,6 +253,31 @@ class BrowserTest:
         self.wait(lambda d: d.find_elements(By.ID, "import"), "the note page again")
         self.wait(lambda d: self.loaded_thumbnails() == 2, "its two thumbnails")
 
+    def restore_an_earlier_version(self):
+        """Each saved edit keeps the text it replaced: "Earlier versions" lists them, and "Restore"
+        brings one back into the page (and to the server, as a new edit); the text it replaced
+        joins the list."""
+        body = self.driver.find_element(By.ID, "body")
+        body.send_keys("First draft")
+        self.wait(lambda d: d.find_element(By.ID, "save-status").text == "Saved", "the first draft to be saved")
+        body.clear()
+        body.send_keys("Second draft")
+        self.wait(lambda d: self.server.get_json(f"/api/notes/{self.note_id}")[1]["body"] == "Second draft", "the second draft to be saved")
+        self.driver.find_element(By.CSS_SELECTOR, "#history summary").click()
+        self.wait(lambda d: any(v.text.find("First draft") >= 0 for v in d.find_elements(By.CSS_SELECTOR, "#versions .version")),
+                  "the first draft among the earlier versions")
+        self.shot("02c-earlier-versions")
+        version = next(v for v in self.driver.find_elements(By.CSS_SELECTOR, "#versions .version") if "First draft" in v.text)
+        version.find_element(By.CSS_SELECTOR, "button.restore").click()
+        self.wait(lambda d: d.find_element(By.ID, "body").get_attribute("value") == "First draft", "the restored text in the page")
+        status, note = self.server.get_json(f"/api/notes/{self.note_id}")
+        assert status == 200 and note["body"] == "First draft", note
+        self.wait(lambda d: any("Second draft" in v.text for v in d.find_elements(By.CSS_SELECTOR, "#versions .version")),
+                  "the replaced second draft in the list")
+        assert self.server.send("PATCH", f"/api/notes/{self.note_id}", {"body": ""}) == 200
+        self.wait(lambda d: d.find_element(By.ID, "body").get_attribute("value") == "", "the text to be emptied again")
+        self.driver.find_element(By.CSS_SELECTOR, "#history summary").click()
+
     def type_during_large_upload(self):
         # 16 MB at 2 MB/s: the upload stays in flight for several seconds.
         self.throttle(upload=2 * 1024 * 1024)
@@ -509,7 +534,7 @@ def main():
     try:
         test = BrowserTest(server, corpus, output, binary, store)
         steps = [test.log_in, test.create_note, test.upload_two_photos, test.changes_made_elsewhere_show_live,
-                 test.type_during_large_upload, test.open_full_image,
+                 test.restore_an_earlier_version, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,

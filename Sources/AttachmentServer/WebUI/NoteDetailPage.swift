@@ -1,7 +1,8 @@
 import AttachmentStore
 import Foundation
 
-/// A note's page: title and body editing, the photo gallery, imports and the viewer.
+/// A note's page: title and body editing with the note's earlier versions, the photo gallery,
+/// imports and the viewer.
 ///
 /// The gallery comes a page at a time: the first ``pageSize`` tiles with the page, the rest as
 /// the user scrolls (``GalleryPage``, which the page script asks for at `data-next`), so a
@@ -30,6 +31,11 @@ struct NoteDetailPage {
               <input id="title" class="title" value="\(HTML.escape(note.title))" placeholder="Title" autocomplete="off">
               <label for="body" class="visually-hidden">Text</label>
               <textarea id="body" class="body" placeholder="Write something" rows="8">\(HTML.escape(note.body))</textarea>
+              <details id="history" class="history">
+                <summary>Earlier versions</summary>
+                <p id="history-status" class="status" role="status" aria-live="polite"></p>
+                <ol id="versions" class="versions"></ol>
+              </details>
               <section class="photos" aria-labelledby="photos-heading">
                 <div class="photos-bar">
                   <h2 id="photos-heading">Photos</h2>

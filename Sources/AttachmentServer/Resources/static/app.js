@@ -212,14 +212,63 @@
       field.value = value;
       if (focused) field.setSelectionRange(Math.min(start, value.length), Math.min(end, value.length));
     };
+    const showNote = (note) => {
+      show(title, note.title);
+      show(body, note.body);
+      document.title = note.title || 'Untitled';
+    };
     return {
       received(note) {
         if (dirty || saving) return;
-        show(title, note.title);
-        show(body, note.body);
-        document.title = note.title || 'Untitled';
+        showNote(note);
+      },
+      /** A version the user chose to restore replaces the page's text, unsaved typing included. */
+      restored(note) {
+        clearTimeout(timer);
+        dirty = false;
+        showNote(note);
+        status.textContent = 'Saved';
       },
     };
+  }
+
+  // ---- Note page: earlier versions ----------------------------------------------------------
+  // "Earlier versions" lists what each edit replaced (the server keeps a note's last 20, a
+  // peer's winning edit included), loaded whenever it is opened; "Restore" makes one the note's
+  // text again, as a new edit that syncs, and the text it replaces joins the list.
+  function noteHistory(noteID, text) {
+    const details = document.getElementById('history');
+    const list = document.getElementById('versions');
+    const status = document.getElementById('history-status');
+    const load = async () => {
+      try {
+        const { versions } = await api('GET', `/api/notes/${noteID}/versions`);
+        list.replaceChildren(...versions.map((version) => element('li', { class: 'version' }, [
+          element('time', { datetime: version.updatedAt, text: version.updatedAt }),
+          element('span', { class: 'version-title', text: version.title || 'Untitled' }),
+          element('span', { class: 'version-body', text: version.body.split('\n')[0].slice(0, 120) || '(no text)' }),
+          element('button', { type: 'button', class: 'restore', dataset: { version: version.version }, text: 'Restore' }),
+        ])));
+        status.textContent = versions.length === 0 ? 'No earlier versions yet: each edit keeps the text it replaces.' : '';
+        localTimes();
+      } catch (error) {
+        status.textContent = `Could not load the versions: ${error.message}`;
+      }
+    };
+    details.addEventListener('toggle', () => { if (details.open) load(); });
+    list.addEventListener('click', async (event) => {
+      const button = event.target.closest('button.restore');
+      if (!button) return;
+      button.disabled = true;
+      try {
+        const version = encodeURIComponent(button.dataset.version);
+        text.restored(await api('POST', `/api/notes/${noteID}/versions/${version}/restore`));
+        await load();
+      } catch (error) {
+        status.textContent = `Not restored: ${error.message}`;
+        button.disabled = false;
+      }
+    });
   }
 
   // ---- Note page: gallery, uploads, viewer -------------------------------------------------
@@ -783,6 +832,7 @@
     galleryPages();
     viewer();
     followNote(noteID, text);
+    noteHistory(noteID, text);
     document.getElementById('delete-note').addEventListener('click', async () => {
       if (!window.confirm('Delete this note and all of its photos? This cannot be undone.')) return;
       try {
