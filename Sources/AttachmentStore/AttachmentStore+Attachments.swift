@@ -134,24 +134,29 @@ extension AttachmentStore {
             let stamp = self.clock.tick()
             try TombstoneRecord(entity: "attachment", id: record.id, clock: stamp.rawValue).save(db)
             try AttachmentRecord.delete(record.id, in: db)
-            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, clock: stamp, in: db)
+            try AttachmentRecord.renumber(inNote: record.noteId, clock: stamp, in: db)
         }
     }
 
-    /// Moves an attachment to `position` among its note's attachments (clamped to the valid range).
+    /// Moves an attachment to `position` among its note's attachments (clamped to the valid
+    /// range). The note's positions are made `0..<count` first (see ``attachments(of:)``), and
+    /// every attachment whose position changes is stamped, so the new order syncs.
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func moveAttachment(_ id: AttachmentID, to position: Int) async throws {
         try await catalog.write { db in
-            guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else {
+            guard let found = try AttachmentRecord.fetch(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
-            let count = try AttachmentRecord.count(inNote: record.noteId, in: db)
+            let count = try AttachmentRecord.count(inNote: found.noteId, in: db)
             let target = min(max(position, 0), count - 1)
-            guard target != record.position else { return }
+            guard target != (try AttachmentRecord.rank(of: found, in: db)) else { return }
             let stamp = self.clock.tick()
-            try AttachmentRecord.closeGap(at: record.position, inNote: record.noteId, clock: stamp, in: db)
+            // To the end, so the others take 0..<count-1; then they make room at `target`.
+            try db.execute("UPDATE attachment SET position = ? WHERE id = ?", [.integer(Int64(Int32.max)), .text(found.id)])
+            try AttachmentRecord.renumber(inNote: found.noteId, clock: stamp, in: db)
             try db.execute("UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ?",
-                           [.text(stamp.rawValue), .text(record.noteId), .integer(Int64(target)), .text(record.id)])
+                           [.text(stamp.rawValue), .text(found.noteId), .integer(Int64(target)), .text(found.id)])
+            guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else { throw Error.attachmentNotFound(id.rawValue) }
             record.position = target
             record.clock = stamp.rawValue
             try record.update(db)
@@ -165,30 +170,43 @@ extension AttachmentStore {
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id.rawValue)]).first else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
-            return try row.value
+            return try AttachmentRow.ranked([row], firstRank: try AttachmentRecord.rank(of: row.attachment, in: db))[0]
         }
         return try await withTransfersInFlight([found])[0]
     }
 
-    /// A note's attachments in order.
+    /// A note's attachments in order, each reporting its place in it (`0..<count`) as its
+    /// position.
+    ///
+    /// The order is the same on every peer that holds the same records: by stored position,
+    /// then by id. Adds or moves made concurrently on different peers can leave two attachments
+    /// at one stored position; the id decides between them, and they still report different
+    /// positions. The next local change to the note's order makes its stored positions
+    /// `0..<count` again (and syncs).
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func attachments(of note: NoteID) async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
-            return try AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]).map { try $0.value }
+            return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]))
         })
     }
 
     /// A page of a note's attachments in order: at most `limit`, after the one at position
-    /// `position` (`nil` for the first page). Read off the `(noteId, position)` index, so a
-    /// page costs the same however far into a note with thousands of photos it is.
+    /// `position` (as ``attachments(of:)`` reports positions; `nil` for the first page). Read
+    /// off the `(noteId, position, id)` index.
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func attachments(of note: NoteID, after position: Int?, limit: Int) async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
             guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
-            return try AttachmentRow.fetchAll(
-                db, where: "attachment.noteId = ? AND attachment.position > ?",
-                arguments: [.text(note.rawValue), .integer(Int64(position ?? -1))], limit: max(0, limit)).map { try $0.value }
+            guard let position, position >= 0 else {
+                return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)],
+                                                                       limit: max(0, limit)))
+            }
+            guard let last = try AttachmentRecord.key(atRank: position, inNote: note.rawValue, in: db) else { return [] }
+            return try AttachmentRow.ranked(AttachmentRow.fetchAll(
+                db, where: "attachment.noteId = ? AND (attachment.position > ? OR (attachment.position = ? AND attachment.id > ?))",
+                arguments: [.text(note.rawValue), .integer(last.position), .integer(last.position), .text(last.id)], limit: max(0, limit)),
+                firstRank: position + 1)
         })
     }
 
@@ -204,7 +222,7 @@ extension AttachmentStore {
 
     /// Every attachment in the store, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
-        try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.fetchAll(db).map { try $0.value } })
+        try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.ranked(AttachmentRow.fetchAll(db)) })
     }
 
     /// Every attachment whose bytes are in `state`, grouped by note and in order within each note.

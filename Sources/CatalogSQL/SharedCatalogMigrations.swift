@@ -162,6 +162,11 @@ public enum SharedCatalogMigrations {
                 """,
             ]
         },
+        Migration(id: "v12: a note's attachments in one order on every peer") { _ in
+            // The order is position, then id (concurrent adds on two peers can share a
+            // position): this index reads it without a sort, pages included.
+            ["CREATE INDEX attachment_on_noteId_position_id ON attachment(noteId, position, id)"]
+        },
     ]
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema

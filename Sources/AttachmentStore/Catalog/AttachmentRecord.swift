@@ -137,10 +137,34 @@ struct AttachmentRecord: Sendable {
             .int64("next") ?? 0)
     }
 
-    /// Closes the gap a removed attachment left, so positions stay 0..<count.
-    static func closeGap(at position: Int, inNote noteId: String, clock: ClockStamp, in db: any SQLTransaction) throws {
-        try db.execute("UPDATE attachment SET position = position - 1, clock = ? WHERE noteId = ? AND position > ?",
-                       [.text(clock.rawValue), .text(noteId), .integer(Int64(position))])
+    /// Gives a note's attachments the positions `0..<count` in their order (stored position, then
+    /// id), changing, and stamping with `clock` so that the change syncs, only those whose
+    /// position differs: it closes the gap a removed attachment left, and separates attachments
+    /// that concurrent adds or moves on different peers left at one position. Local edits of a
+    /// note's order start from it, so they work on dense positions.
+    static func renumber(inNote noteId: String, clock: ClockStamp, in db: any SQLTransaction) throws {
+        let rows = try db.query("SELECT id, position FROM attachment WHERE noteId = ? ORDER BY position, id", [.text(noteId)])
+        for (index, row) in rows.enumerated() where try row.requiredInt64("position") != Int64(index) {
+            try db.execute("UPDATE attachment SET position = ?, clock = ? WHERE id = ?",
+                           [.integer(Int64(index)), .text(clock.rawValue), .text(try row.requiredString("id"))])
+        }
+    }
+
+    /// Where an attachment stands in its note's order (stored position, then id): how many come
+    /// before it. This, not the stored position, is the position an ``Attachment`` reports, so
+    /// no two report the same one even while peers' concurrent adds share a stored position.
+    static func rank(of record: AttachmentRecord, in db: any SQLTransaction) throws -> Int {
+        Int(try db.queryOne("""
+            SELECT COUNT(*) AS n FROM attachment WHERE noteId = ? AND (position < ? OR (position = ? AND id < ?))
+            """, [.text(record.noteId), .integer(Int64(record.position)), .integer(Int64(record.position)), .text(record.id)])?
+            .int64("n") ?? 0)
+    }
+
+    /// The stored position and id of the attachment at `rank` of a note's order, if it has one.
+    static func key(atRank rank: Int, inNote noteId: String, in db: any SQLTransaction) throws -> (position: Int64, id: String)? {
+        guard rank >= 0, let row = try db.queryOne("SELECT position, id FROM attachment WHERE noteId = ? ORDER BY position, id LIMIT 1 OFFSET ?",
+                                                   [.text(noteId), .integer(Int64(rank))]) else { return nil }
+        return (try row.requiredInt64("position"), try row.requiredString("id"))
     }
 }
 
@@ -162,19 +186,36 @@ struct AttachmentRow: Sendable {
         state = BlobRecord.State(rawValue: try row.requiredString("blobState")) ?? .remote
     }
 
-    /// Rows joined as ``AttachmentRow`` expects, filtered by `condition`, ordered by note then
-    /// position, at most `limit` of them.
+    /// Rows joined as ``AttachmentRow`` expects, filtered by `condition`, ordered by note, then
+    /// position, then id (the order every peer agrees on), at most `limit` of them.
     static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = [],
                          limit: Int? = nil) throws -> [AttachmentRow] {
         try db.query("""
             SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE \(condition)
-            ORDER BY attachment.noteId, attachment.position
+            ORDER BY attachment.noteId, attachment.position, attachment.id
             """ + (limit == nil ? "" : " LIMIT ?"), arguments + (limit.map { [.integer(Int64($0))] } ?? [])).map(AttachmentRow.init(row:))
     }
 
-    /// The public value.
+    /// The public values of `rows`, in order, each reporting its rank in its note as its
+    /// position: rows of one note must be consecutive and in order, the first of a note at
+    /// `firstRank` (0 unless the rows are a later page of one note).
+    static func ranked(_ rows: [AttachmentRow], firstRank: Int = 0) throws(AttachmentStore.Error) -> [Attachment] {
+        var values: [Attachment] = []
+        var rank = firstRank
+        for (index, row) in rows.enumerated() {
+            if index > 0 && rows[index - 1].attachment.noteId != row.attachment.noteId { rank = 0 }
+            var value = try row.value
+            value.position = rank
+            values.append(value)
+            rank += 1
+        }
+        return values
+    }
+
+    /// The public value, reporting its stored position (the sync feed sends that; everything
+    /// else reports the rank, see ``ranked(_:firstRank:)``).
     /// - Throws: ``AttachmentStore/Error/damagedCatalogRow(_:)`` when its blob hash is malformed.
     var value: Attachment {
         get throws(AttachmentStore.Error) { try makeValue() }
