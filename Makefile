@@ -140,6 +140,7 @@ bench: deps corpus
 	scripts/bench-storage.sh
 	scripts/bench-server.sh
 	scripts/bench-sync.sh
+	scripts/bench-push.sh
 	scripts/bench-live.sh
 	scripts/bench-notes.sh
 	scripts/bench-start.sh
@@ -158,6 +159,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-push.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-live.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-notes.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-start.sh > /dev/null
