@@ -81,12 +81,7 @@ struct ResumableUploadRoutes {
             try TusProtocol.requireVersion(request)
             let id = try Self.uploadID(context)
             _ = try await store.resumableUpload(id)  // 404 or 410 before anything else is read
-            guard request.headers[.contentType].map({ HeaderParameters($0).value }) == TusProtocol.patchMediaType else {
-                throw ServerError.unsupportedMediaType("send the bytes as \(TusProtocol.patchMediaType)")
-            }
-            guard let offset = try TusProtocol.byteCount(TusProtocol.uploadOffset, in: request) else {
-                throw ServerError.badRequest("send Upload-Offset, where these bytes go (ask with HEAD)", code: "upload_offset_required")
-            }
+            let offset = try TusProtocol.patchOffset(of: request)
             let checksum = try TusProtocol.checksum(of: request)
             let receiver = UploadReceiver(dependencies: dependencies)
             let slot = try receiver.receiving()

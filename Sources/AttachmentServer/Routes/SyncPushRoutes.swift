@@ -98,12 +98,7 @@ struct SyncPushRoutes {
         let hash = try SyncRoutes.hash(context)
         let store = dependencies.store
         let status = try await store.pushedBlobStatus(hash)  // 404 before anything is read
-        guard request.headers[.contentType].map({ HeaderParameters($0).value }) == TusProtocol.patchMediaType else {
-            throw ServerError.unsupportedMediaType("send the bytes as \(TusProtocol.patchMediaType)")
-        }
-        guard let offset = try TusProtocol.byteCount(TusProtocol.uploadOffset, in: request) else {
-            throw ServerError.badRequest("send Upload-Offset, where these bytes go (ask with HEAD)", code: "upload_offset_required")
-        }
+        let offset = try TusProtocol.patchOffset(of: request)
         guard offset == status.offset, !status.isComplete else {
             throw ServerError(PushedBlobError.offsetMismatch(expected: status.offset, given: offset))
         }

@@ -51,6 +51,19 @@ enum TusProtocol {
         return value
     }
 
+    /// Where the bytes of a `PATCH` go (its `Upload-Offset`), once its body is known to be
+    /// `application/offset+octet-stream`: a tus upload's and a pushed original's alike.
+    /// - Throws: 415 for another body type, 400 `upload_offset_required` without the offset.
+    static func patchOffset(of request: Request) throws -> Int64 {
+        guard request.headers[.contentType].map({ HeaderParameters($0).value }) == patchMediaType else {
+            throw ServerError.unsupportedMediaType("send the bytes as \(patchMediaType)")
+        }
+        guard let offset = try byteCount(uploadOffset, in: request) else {
+            throw ServerError.badRequest("send Upload-Offset, where these bytes go (ask with HEAD)", code: "upload_offset_required")
+        }
+        return offset
+    }
+
     /// `Upload-Metadata`: comma-separated `key base64value` pairs (the value may be left out).
     static func metadata(of request: Request) throws -> [String: String] {
         guard let header = request.headers[uploadMetadata], !header.isEmpty else { return [:] }
