@@ -53,36 +53,16 @@ extension AttachmentStore {
         guard download.resumeOffset == offset else {
             throw Error.pushedBlob(.offsetMismatch(expected: download.resumeOffset, given: offset))
         }
-        var pending: [Bytes.Element] = []
-        var pendingBytes = 0
-        var received = offset
-        func flush() async throws {
-            guard !pending.isEmpty else { return }
-            try await download.append(contentsOf: pending)
-            (pending, pendingBytes) = ([], 0)
-        }
         do {
-            for try await chunk in bytes {
-                received += Int64(chunk.count)
-                guard received <= status.byteCount else {
-                    try await flush()
-                    throw Error.pushedBlob(.exceedsSize(hash, byteCount: status.byteCount))
-                }
-                pending.append(chunk)
-                pendingBytes += chunk.count
-                // About a MiB per trip to the blocking pool, as a fetch writes.
-                if pendingBytes >= 1 << 20 { try await flush() }
-            }
-            try await flush()
-        } catch let error as Error {
-            await download.settle()  // refused, or a write failed: what was written stays for a resume
-            throw error
-        } catch {
+            _ = try await download.receive(bytes)
+        } catch Error.invalidArgument {
+            await download.settle()
+            throw Error.pushedBlob(.exceedsSize(hash, byteCount: status.byteCount))
+        } catch let cut as BlobDownload.Cut {
             // The bytes were cut (the sender went away, or was too slow): what arrived is kept.
-            do { try await flush() } catch let failure {
-                await download.settle()
-                throw failure
-            }
+            await download.settle()
+            throw cut.cause
+        } catch {
             await download.settle()
             throw error
         }

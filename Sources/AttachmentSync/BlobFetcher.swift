@@ -149,7 +149,7 @@ public final class BlobFetcher: RemoteBlobSource {
             }
             report(hash, received: offset, total: byteCount, newBytes: 0)
             do {
-                offset = try await receive(response.body, into: download, from: offset, upTo: byteCount) { received, newBytes in
+                offset = try await download.receive(response.body.map(\.readableBytesView)) { received, newBytes in
                     report(hash, received: received, total: byteCount, newBytes: newBytes)
                 }
             } catch AttachmentStore.Error.invalidArgument(let reason) {
@@ -159,7 +159,7 @@ public final class BlobFetcher: RemoteBlobSource {
                 throw error
             } catch let error as CancellationError {
                 throw error
-            } catch let cut as CutTransfer {
+            } catch let cut as BlobDownload.Cut {
                 throw SyncError.peerUnreachable(peer: peer.description, reason: "the transfer was cut at \(cut.offset) of \(byteCount) bytes (\(cut.cause))")
             }
         }
@@ -170,67 +170,6 @@ public final class BlobFetcher: RemoteBlobSource {
             try await download.finish()
         } catch AttachmentStore.Error.hashMismatch {
             throw SyncError.wrongBytes(peer: peer.description, hash: hash)
-        }
-    }
-
-    /// Bytes the receiver gathers before handing them to the disk in one step.
-    static let writeStep = 1 << 20
-
-    /// A body that stopped early, at `offset`.
-    private struct CutTransfer: Error {
-        let offset: Int64
-        let cause: any Error
-    }
-
-    /// Streams `body` into `download` as a pipeline: while the network's buffers for the next
-    /// step (about a MiB) arrive, the previous step is hashed and written on the blocking pool.
-    /// The buffers are handed over as they came, never copied; at most two steps are held.
-    /// Reports progress after each step. Returns the offset reached.
-    /// - Throws: the download's errors (``AttachmentStore/Error/invalidArgument(_:)`` as soon
-    ///   as the body goes past `limit`, before those bytes are written), `CancellationError`,
-    ///   or ``CutTransfer`` when the body fails; a write under way is always awaited first, so
-    ///   the partial file is never closed under it.
-    private func receive(_ body: HTTPClientResponse.Body, into download: BlobDownload, from start: Int64, upTo limit: Int64,
-                         progress: (Int64, Int64) -> Void) async throws -> Int64 {
-        var offset = start
-        var step: [ByteBuffer] = []
-        var stepBytes = 0
-        var writing: Task<Void, any Error>?
-        func handOver() async throws {
-            try await writing?.value
-            writing = nil
-            guard stepBytes > 0 else { return }
-            let pieces = step.map(\.readableBytesView)
-            writing = Task { try await download.append(contentsOf: pieces) }
-            offset += Int64(stepBytes)
-            progress(offset, Int64(stepBytes))
-            step.removeAll(keepingCapacity: true)
-            stepBytes = 0
-        }
-        do {
-            do {
-                for try await buffer in body {
-                    step.append(buffer)
-                    stepBytes += buffer.readableBytes
-                    if offset + Int64(stepBytes) > limit {
-                        throw AttachmentStore.Error.invalidArgument("the peer sent \(offset + Int64(stepBytes)) bytes for a blob of \(limit)")
-                    }
-                    if stepBytes >= Self.writeStep { try await handOver() }
-                }
-            } catch let error where !(error is AttachmentStore.Error) && !(error is CancellationError) {
-                try await handOver()  // keep what arrived: a resume starts after it
-                try await writing?.value
-                throw CutTransfer(offset: offset, cause: error)
-            }
-            try await handOver()
-            try await writing?.value
-            return offset
-        } catch {
-            // The step being written is let finish before the partial can close; should it fail
-            // too, the first error is the one reported, and the partial's hash still matches
-            // its bytes (a failed write is neither counted nor hashed) for the next attempt.
-            _ = try? await writing?.value
-            throw error
         }
     }
 }

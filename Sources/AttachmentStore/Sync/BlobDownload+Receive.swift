@@ -1,0 +1,70 @@
+import Foundation
+
+extension BlobDownload {
+    /// A body that stopped before its end, at `offset` (everything before it is kept, for a
+    /// resume), because of `cause`.
+    public struct Cut: Error {
+        /// The bytes received, the resumed part included.
+        public let offset: Int64
+        /// What ended the body: the network's error, or the sender's.
+        public let cause: any Error
+    }
+
+    /// The bytes gathered before they go to the disk in one step.
+    public static let receiveStep = 1 << 20
+
+    /// Streams `bytes`, which continue after ``receivedBytes``, into the download as a pipeline:
+    /// while the next step (about a MiB) arrives, the previous one is hashed and written on the
+    /// blocking pool. The pieces are handed over as they came, never copied; at most two steps
+    /// are held. Calls `progress` with the bytes received and the step's size after each step.
+    /// A fetch from a peer and a peer's push arrive through here alike.
+    /// - Returns: the bytes received afterwards.
+    /// - Throws: ``AttachmentStore/Error/invalidArgument(_:)`` as soon as the bytes go past
+    ///   ``expectedSize``, before those bytes are written; the download's write errors;
+    ///   `CancellationError`; ``Cut`` when `bytes` fails. A write under way is always awaited
+    ///   first, so the partial file is never closed under it.
+    public func receive<Bytes: AsyncSequence>(_ bytes: Bytes, progress: (Int64, Int64) -> Void = { _, _ in }) async throws -> Int64
+    where Bytes.Element: DataProtocol & Sendable {
+        var offset = receivedBytes
+        let limit = expectedSize
+        var step: [Bytes.Element] = []
+        var stepBytes = 0
+        var writing: Task<Void, any Error>?
+        func handOver() async throws {
+            try await writing?.value
+            writing = nil
+            guard stepBytes > 0 else { return }
+            let pieces = step
+            writing = Task { try await self.append(contentsOf: pieces) }
+            offset += Int64(stepBytes)
+            progress(offset, Int64(stepBytes))
+            step.removeAll(keepingCapacity: true)
+            stepBytes = 0
+        }
+        do {
+            do {
+                for try await piece in bytes {
+                    step.append(piece)
+                    stepBytes += piece.count
+                    if offset + Int64(stepBytes) > limit {
+                        throw AttachmentStore.Error.invalidArgument("the peer sent \(offset + Int64(stepBytes)) bytes for a blob of \(limit)")
+                    }
+                    if stepBytes >= Self.receiveStep { try await handOver() }
+                }
+            } catch let error where !(error is AttachmentStore.Error) && !(error is CancellationError) {
+                try await handOver()  // keep what arrived: a resume starts after it
+                try await writing?.value
+                throw Cut(offset: offset, cause: error)
+            }
+            try await handOver()
+            try await writing?.value
+            return offset
+        } catch {
+            // The step being written is let finish before the partial can close; should it fail
+            // too, the first error is the one reported, and the partial's hash still matches
+            // its bytes (a failed write is neither counted nor hashed) for the next attempt.
+            _ = try? await writing?.value
+            throw error
+        }
+    }
+}
