@@ -14,7 +14,9 @@ extension AttachmentStore {
 
     /// Makes an earlier version the note's title and body again, as a new edit: it syncs like
     /// any other, and the text it replaces becomes an earlier version in turn.
-    /// - Parameter version: ``NoteVersion/version``, as ``noteVersions(of:)`` lists it.
+    /// - Parameters:
+    ///   - id: the note.
+    ///   - version: ``NoteVersion/version``, as ``noteVersions(of:)`` lists it.
     /// - Throws: ``Error/noteNotFound(_:)``; ``Error/invalidArgument(_:)`` when no such version is kept.
     @discardableResult
     public func restoreNoteVersion(_ id: NoteID, version: String) async throws -> Note {

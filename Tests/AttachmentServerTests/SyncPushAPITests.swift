@@ -103,11 +103,13 @@ struct SyncPushAPITests {
             for (batch, code) in [
                 (["peerID": "<b>me</b>", "changes": [], "nextSequence": 0, "hasMore": false] as [String: Any], "invalid_batch"),
                 (["changes": []], "invalid_batch"),
-                (["peerID": try await fixture.store().peerID, "changes": [], "nextSequence": 0, "hasMore": false], "own_batch"),
+                (["peerID": "a-device", "changes": [], "nextSequence": -1, "hasMore": false], "invalid_batch"),
             ] {
                 let refused = try await Self.post(batch, client)
                 #expect(refused.status == .badRequest && JSON.errorCode(refused) == code, "\(batch)")
             }
+            let own = try await Self.post(["peerID": try await fixture.store().peerID, "changes": [], "nextSequence": 0, "hasMore": false], client)
+            #expect(own.status == .conflict && JSON.errorCode(own) == "own_batch")
             let notJSON = try await client.execute(uri: "/sync/changes", method: .post,
                                                    headers: [.authorization: "Bearer \(Self.pushToken)", .contentType: "text/plain"],
                                                    body: ByteBuffer(string: "{}"))
@@ -126,7 +128,7 @@ struct SyncPushAPITests {
             let note = HostilePeer.note(HostilePeer.lyingNote, title: "one of many")
             let many: [String: Any] = ["peerID": "a-device", "changes": Array(repeating: note, count: 10_001), "nextSequence": 1, "hasMore": false]
             let tooMany = try await Self.post(many, client)
-            #expect(tooMany.status == .contentTooLarge && JSON.errorCode(tooMany) == "batch_too_large")
+            #expect(tooMany.status == .badRequest && JSON.errorCode(tooMany) == "too_many_changes")
             let padding = String(repeating: "x", count: 17 << 20)
             let huge: [String: Any] = ["peerID": "a-device", "changes": [], "nextSequence": 1, "hasMore": false, "padding": padding]
             let tooBig = try await Self.post(huge, client)

@@ -61,12 +61,16 @@ struct SyncPushRoutes {
         guard SyncChangeValidation.isPeerID(batch.peerID) else {
             throw ServerError.badRequest("peerID must be 1 to 64 letters, digits or '-'", code: "invalid_batch")
         }
+        guard batch.nextSequence >= 0 else {
+            throw ServerError.badRequest("nextSequence must be 0 or more", code: "invalid_batch")
+        }
         guard batch.peerID != dependencies.store.peerID else {
-            throw ServerError.badRequest("this batch comes from this server itself", code: "own_batch")
+            // Not malformed: it names this very store, so it pushes to itself (two names of one server).
+            throw ServerError(.conflict, code: "own_batch", message: "this batch comes from this server itself: a store does not push to itself")
         }
         guard batch.changes.count + batch.unreadable.count <= Self.maxBatchChanges else {
-            throw ServerError(.contentTooLarge, code: "batch_too_large",
-                              message: "a pushed batch may hold at most \(Self.maxBatchChanges) changes")
+            throw ServerError.badRequest("a pushed batch may hold at most \(Self.maxBatchChanges) changes; push fewer at a time",
+                                         code: "too_many_changes")
         }
         let store = dependencies.store
         let applied = try await store.apply(batch)

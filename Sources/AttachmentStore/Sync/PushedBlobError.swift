@@ -1,6 +1,6 @@
-/// Why a peer's pushed bytes of an original were refused (see
-/// ``AttachmentStore/receivePushedBlob(_:at:bytes:)``). Nothing already stored changed; bytes
-/// that were right so far stay for the next request to resume after.
+/// Why a peer's pushed bytes of an original were refused (`PATCH /sync/blobs/{hash}` of
+/// `attach serve`). Nothing already stored changed; bytes that were right so far stay for the
+/// next request to resume after.
 public enum PushedBlobError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
     /// No record here refers to these bytes: push the records that name them first.
     case notWanted(BlobHash)
