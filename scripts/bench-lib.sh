@@ -21,6 +21,25 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 
 # --- inputs ----------------------------------------------------------------------------------
+# bench_large_inputs: for the transfer benchmarks (bench-sync, bench-push): checks the corpus's
+# 16 MB photo, the binary, BENCH_RUNS and BENCH_LARGE_MB; sets corpus (absolute), large (the
+# photo), runs and large_mb (the size of the random file; the smoke pass: one run, 32 MiB).
+bench_large_inputs() {
+  [ -d "$corpus" ] || die "corpus not found at $corpus (run \`make corpus\`, or set ATTACH_CORPUS)"
+  corpus=$(cd "$corpus" && pwd)
+  large=$corpus/special/large-16mb.jpg
+  [ -f "$large" ] || die "corpus file $large is missing (run \`make corpus\`)"
+  [ -x "$bin" ] || die "attach binary not found or not executable at $bin (run \`swift build -c release --product attach\`, or set ATTACH_BIN)"
+  if [ "$smoke" = 1 ]; then
+    runs=1
+  else
+    case $runs in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive integer, got '$runs'" ;; esac
+  fi
+  large_mb=${BENCH_LARGE_MB:-256}
+  if [ "$smoke" = 1 ]; then large_mb=32; fi
+  case $large_mb in ''|*[!0-9]*|0) die "BENCH_LARGE_MB must be a positive integer, got '$large_mb'" ;; esac
+}
+
 # bench_inputs: checks the corpus, the binary and BENCH_RUNS; sets corpus (absolute), seed,
 # runs, count (photos per run), files (the photos), input_bytes and seed_bytes.
 bench_inputs() {

@@ -23,19 +23,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/bench-lib.sh
 . "$repo/scripts/bench-lib.sh"
 
-[ -d "$corpus" ] || die "corpus not found at $corpus (run \`make corpus\`, or set ATTACH_CORPUS)"
-corpus=$(cd "$corpus" && pwd)
-large=$corpus/special/large-16mb.jpg
-[ -f "$large" ] || die "corpus file $large is missing (run \`make corpus\`)"
-[ -x "$bin" ] || die "attach binary not found or not executable at $bin (run \`swift build -c release --product attach\`, or set ATTACH_BIN)"
-if [ "$smoke" = 1 ]; then
-  runs=1
-else
-  case $runs in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive integer, got '$runs'" ;; esac
-fi
-large_mb=${BENCH_LARGE_MB:-256}
-if [ "$smoke" = 1 ]; then large_mb=32; fi
-case $large_mb in ''|*[!0-9]*|0) die "BENCH_LARGE_MB must be a positive integer, got '$large_mb'" ;; esac
+bench_large_inputs
 bench_check_output push
 
 bench_scratch  # the servers below are stopped on exit (bench-lib's cleanup), also on Ctrl-C

@@ -62,6 +62,10 @@ struct HostilePeer {
         ] as [String: Any]]
     }
 
+    /// What the reasons given for refusing the first batch's lies mention, one for each kind of lie.
+    static let refusalReasons = ["is not a lowercase UUID", "outside 0...", "ahead of this machine's clock", "unknown kind \"user\"",
+                                 "unreadable change"]
+
     /// The first batch: every lie at once, with valid changes between them.
     var firstBatch: [[String: Any]] {
         [
@@ -206,8 +210,7 @@ struct HostilePeerTests {
             #expect(report.batches == 50, "a feed that never ends still ends the round")
             #expect(report.applied.invalid == 6, "\(report.applied.problems)")
             let reasons = report.applied.problems.joined(separator: "\n")
-            for expected in ["is not a lowercase UUID", "outside 0...", "ahead of this machine's clock", "unknown kind \"user\"",
-                             "unreadable change"] {
+            for expected in HostilePeer.refusalReasons {
                 #expect(reasons.contains(expected), "no reason mentions \(expected): \(reasons)")
             }
             #expect(!reasons.contains("<script>"), "reasons quote the peer's text escaped and cut, never raw: \(reasons)")

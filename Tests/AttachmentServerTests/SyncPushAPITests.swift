@@ -89,8 +89,7 @@ struct SyncPushAPITests {
             let answer = try JSON.decode(Answer.self, response)
             #expect(answer.applied.invalid == 6, "\(answer.applied.problems)")
             let reasons = answer.applied.problems.joined(separator: "\n")
-            for expected in ["is not a lowercase UUID", "outside 0...", "ahead of this machine's clock", "unknown kind \"user\"",
-                             "unreadable change"] {
+            for expected in HostilePeer.refusalReasons {
                 #expect(reasons.contains(expected), "no reason mentions \(expected): \(reasons)")
             }
             #expect(!reasons.contains("<script>"), "reasons quote the pusher's text escaped, never raw")
