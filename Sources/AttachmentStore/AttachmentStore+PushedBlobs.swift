@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The receiving side of a peer pushing the bytes of originals (a device that cannot be fetched
 /// from sends what it created): resumable, verified by hash, and only for blobs a record here
@@ -22,8 +25,14 @@ extension AttachmentStore {
         }
         if record.state == .present { return PushedBlobStatus(byteCount: record.byteCount, offset: record.byteCount) }
         let path = layout.temporaryPath + "/" + BlobDownload.partialName(of: hash)
-        let held = try await BlockingPool.run {
-            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        let held = try await BlockingPool.run { () throws -> Int64 in
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                // No partial file: nothing held yet. Any other failure is the store's to report.
+                guard errno == ENOENT else { throw Error.writeFailed(path: path, cause: .system(SystemError("stat"))) }
+                return 0
+            }
+            return Int64(info.st_size)
         }
         // A partial longer than the blob is wrong and is started over (see `BlobDownload`).
         return PushedBlobStatus(byteCount: record.byteCount, offset: held <= record.byteCount ? held : 0)

@@ -63,7 +63,13 @@ extension BlobDownload {
             // The step being written is let finish before the partial can close; should it fail
             // too, the first error is the one reported, and the partial's hash still matches
             // its bytes (a failed write is neither counted nor hashed) for the next attempt.
-            _ = try? await writing?.value
+            do {
+                try await writing?.value
+            } catch let second {
+                store.configuration.logger.warning("a blob write failed after the transfer had already failed", metadata: [
+                    "blob": "\(hash)", "error": "\(second)", "first": "\(error)",
+                ])
+            }
             throw error
         }
     }

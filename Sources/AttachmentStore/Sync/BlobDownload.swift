@@ -35,7 +35,7 @@ public final class BlobDownload: Sendable {
         var sniffed = false
     }
 
-    private let store: AttachmentStore
+    let store: AttachmentStore
     private let path: String
     private let partial: Mutex<Partial?>
     /// libvips, loading while the rest of an image whose header needs it arrives (the header is
