@@ -72,6 +72,7 @@ extension ServerDependencies {
         storeConfiguration.peerLimits.maxBlobBytes = configuration.maxUploadBytes
         storeConfiguration.peerLimits.maxClockSkew = configuration.maxClockSkew
         storeConfiguration.partialDownloads = configuration.partialDownloads
+        storeConfiguration.trashRetention = configuration.trashRetention
         let peers = configuration.peerList
         let peerHTTP = try PeerHTTPClient.trusting(certificateAuthorityFile: configuration.peerCertificateAuthority)
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, http: peerHTTP.http, logger: configuration.logger)
@@ -106,10 +107,13 @@ extension ServerDependencies {
 
 extension ServerDependencies {
     /// The storage budget's enforcement, always (a store without a budget only finishes
-    /// interrupted evictions), and the background scrub when a rate is configured.
+    /// interrupted evictions), the trash's purge after its retention, and the background scrub
+    /// when a rate is configured.
     func storageServices() -> [any Service] {
-        var services: [any Service] = [StorageBudgetService(store: store, interval: configuration.budgetInterval, metrics: metrics,
-                                                            logger: configuration.logger)]
+        var services: [any Service] = [
+            StorageBudgetService(store: store, interval: configuration.budgetInterval, metrics: metrics, logger: configuration.logger),
+            TrashPurgeService(store: store, interval: configuration.trashPurgeInterval, metrics: metrics, logger: configuration.logger),
+        ]
         if let rate = configuration.scrubRate {
             services.append(ScrubService(store: store, bytesPerSecond: rate, metrics: metrics, logger: configuration.logger))
         }
@@ -149,6 +153,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     let api = router.group("api").add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
     NoteRoutes(dependencies: dependencies).register(on: api)
     NoteHistoryRoutes(dependencies: dependencies).register(on: api)
+    TrashRoutes(dependencies: dependencies).register(on: api)
     AttachmentRoutes(dependencies: dependencies).register(on: api)
     ResumableUploadRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)

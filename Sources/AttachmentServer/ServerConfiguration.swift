@@ -135,6 +135,11 @@ public struct ServerConfiguration: Sendable {
     /// dead file there is kept. Default `PartialDownloadLimits()`: 1 GiB and 32 files in all,
     /// 256 MiB and 8 files per peer, 10 minutes.
     public var partialDownloads = PartialDownloadLimits()
+    /// How long a note or attachment stays in the trash before it is purged for good (on
+    /// every peer, by the tombstone the purge makes). Default 30 days.
+    public var trashRetention: Duration = .seconds(30 * 86_400)
+    /// How often what outlived ``trashRetention`` is purged. Default one hour.
+    public var trashPurgeInterval: Duration = .seconds(3600)
     /// Re-hash stored blobs in the background at most this many bytes per second; `nil` (the
     /// default) for no background scrub.
     public var scrubRate: Int64?

@@ -6,7 +6,7 @@ extension ServerError {
     ///
     /// | store error | status | code |
     /// |---|---|---|
-    /// | `noteNotFound`, `attachmentNotFound` | 404 | `note_not_found`, `attachment_not_found` |
+    /// | `noteNotFound`, `attachmentNotFound`, `notInTrash` | 404 | `note_not_found`, `attachment_not_found`, `not_in_trash` |
     /// | `notAvailableLocally` | 409 | `not_available_locally` |
     /// | `invalidArgument` | 400 | `invalid_argument` |
     /// | `notAnImage`, `imageUnreadable`, `imageTooLarge` | 422 | `not_an_image`, `image_unreadable`, `image_too_large` |
@@ -23,6 +23,8 @@ extension ServerError {
             self.init(.notFound, code: "note_not_found", message: "no note \(id)")
         case .attachmentNotFound(let id):
             self.init(.notFound, code: "attachment_not_found", message: "no attachment \(id)")
+        case .notInTrash(let id):
+            self.init(.notFound, code: "not_in_trash", message: "nothing in the trash is called \(id)")
         case .notAvailableLocally(let id):
             self.init(.conflict, code: "not_available_locally",
                       message: "the bytes of attachment \(id) are on a peer, not on this server yet")

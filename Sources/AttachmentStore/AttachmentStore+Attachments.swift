@@ -57,7 +57,7 @@ extension AttachmentStore {
         _ blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID = .make()
     ) async throws -> Attachment {
         try await committing(blob, into: note) { db in
-            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             try self.commit(blob, in: db)
             return try self.insertRecord(for: blob, note: note, filename: filename, metadata: metadata, id: id,
                                          position: try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db), in: db)
@@ -83,7 +83,7 @@ extension AttachmentStore {
 
     /// Replaces an attachment's bytes with the file at `url`; its id, note, position and metadata
     /// stay. The old blob becomes garbage for `gc` unless something else references it.
-    /// - Throws: ``Error/attachmentNotFound(_:)`` and the errors of adding.
+    /// - Throws: ``Error/attachmentNotFound(_:)`` (also for one in the trash) and the errors of adding.
     public func replaceAttachmentData(_ id: AttachmentID, fromFile url: URL) async throws -> Attachment {
         let name = RecordRules.filename(fromFileSystem: url.lastPathComponent)
         return try await replace(id, with: try await ingest(.file(url, progress: nil)), filename: name)
@@ -107,7 +107,7 @@ extension AttachmentStore {
 
     private func replace(_ id: AttachmentID, with blob: IngestedBlob, filename: String?) async throws -> Attachment {
         prefetchingThumbnail(try await committing(blob) { db in
-            guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else {
+            guard var record = try AttachmentRecord.fetchLive(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             try self.commit(blob, in: db)
@@ -124,7 +124,10 @@ extension AttachmentStore {
         })
     }
 
-    /// Deletes an attachment; its note stays. Later attachments move up one position.
+    /// Deletes an attachment for good, from the trash or not: a tombstone tells every peer, and
+    /// its blob becomes garbage for `gc` unless something else references it. Its note stays;
+    /// later attachments move up one position. To delete the way people do, with an undo on
+    /// every peer, use ``moveAttachmentToTrash(_:)``.
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func deleteAttachment(_ id: AttachmentID) async throws {
         try await catalog.write { db in
@@ -141,10 +144,10 @@ extension AttachmentStore {
     /// Moves an attachment to `position` among its note's attachments (clamped to the valid
     /// range). The note's positions are made `0..<count` first (see ``attachments(of:)``), and
     /// every attachment whose position changes is stamped, so the new order syncs.
-    /// - Throws: ``Error/attachmentNotFound(_:)``.
+    /// - Throws: ``Error/attachmentNotFound(_:)`` (also for one in the trash).
     public func moveAttachment(_ id: AttachmentID, to position: Int) async throws {
         try await catalog.write { db in
-            guard let found = try AttachmentRecord.fetch(id.rawValue, in: db) else {
+            guard let found = try AttachmentRecord.fetchLive(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             let count = try AttachmentRecord.count(inNote: found.noteId, in: db)
@@ -154,7 +157,9 @@ extension AttachmentStore {
             // To the end, so the others take 0..<count-1; then they make room at `target`.
             try db.execute("UPDATE attachment SET position = ? WHERE id = ?", [.integer(Int64(Int32.max)), .text(found.id)])
             try AttachmentRecord.renumber(inNote: found.noteId, clock: stamp, in: db)
-            try db.execute("UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ?",
+            try db.execute("""
+                UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ? AND \(AttachmentRecord.inOrder)
+                """,
                            [.text(stamp.rawValue), .text(found.noteId), .integer(Int64(target)), .text(found.id)])
             guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else { throw Error.attachmentNotFound(id.rawValue) }
             record.position = target
@@ -163,7 +168,8 @@ extension AttachmentStore {
         }
     }
 
-    /// The attachment with `id`.
+    /// The attachment with `id`. One in the trash (on its own or with its note) can still be
+    /// read, with its original and thumbnails, until it is purged; it is in no note's list.
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func attachment(_ id: AttachmentID) async throws -> Attachment {
         let found = try await catalog.read { db in
@@ -182,12 +188,13 @@ extension AttachmentStore {
     /// then by id. Adds or moves made concurrently on different peers can leave two attachments
     /// at one stored position; the id decides between them, and they still report different
     /// positions. The next local change to the note's order makes its stored positions
-    /// `0..<count` again (and syncs).
-    /// - Throws: ``Error/noteNotFound(_:)``.
+    /// `0..<count` again (and syncs). Attachments in the trash are not in the list.
+    /// - Throws: ``Error/noteNotFound(_:)`` (also for a note in the trash).
     public func attachments(of note: NoteID) async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
-            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
-            return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)]))
+            guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ? AND \(AttachmentRecord.inOrder)",
+                                                                   arguments: [.text(note.rawValue)]))
         })
     }
 
@@ -197,35 +204,41 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func attachments(of note: NoteID, after position: Int?, limit: Int) async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
-            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             guard let position, position >= 0 else {
-                return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ?", arguments: [.text(note.rawValue)],
+                return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ? AND \(AttachmentRecord.inOrder)",
+                                                                       arguments: [.text(note.rawValue)],
                                                                        limit: max(0, limit)))
             }
             guard let last = try AttachmentRecord.key(atRank: position, inNote: note.rawValue, in: db) else { return [] }
             return try AttachmentRow.ranked(AttachmentRow.fetchAll(
-                db, where: "attachment.noteId = ? AND (attachment.position > ? OR (attachment.position = ? AND attachment.id > ?))",
+                db, where: "attachment.noteId = ? AND \(AttachmentRecord.inOrder) AND (attachment.position > ? OR (attachment.position = ? AND attachment.id > ?))",
                 arguments: [.text(note.rawValue), .integer(last.position), .integer(last.position), .text(last.id)], limit: max(0, limit)),
                 firstRank: position + 1)
         })
     }
 
-    /// How many attachments the note has, counted off the `(noteId, position)` index without
-    /// reading them.
-    /// - Throws: ``Error/noteNotFound(_:)``.
+    /// How many attachments the note has (not counting those in the trash), counted off the
+    /// `(noteId, position)` index without reading them.
+    /// - Throws: ``Error/noteNotFound(_:)`` (also for a note in the trash).
     public func attachmentCount(of note: NoteID) async throws -> Int {
         try await catalog.read { db in
-            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
-            return Int(try db.queryOne("SELECT COUNT(*) AS count FROM attachment WHERE noteId = ?", [.text(note.rawValue)])?.int64("count") ?? 0)
+            guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            return try AttachmentRecord.count(inNote: note.rawValue, in: db)
         }
     }
 
-    /// Every attachment in the store, grouped by note and in order within each note.
+    /// Every attachment in the store outside the trash, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
-        try await withTransfersInFlight(try await catalog.read { db in try AttachmentRow.ranked(AttachmentRow.fetchAll(db)) })
+        try await withTransfersInFlight(try await catalog.read { db in
+            try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: """
+                \(AttachmentRecord.inOrder)
+                AND NOT EXISTS (SELECT 1 FROM note WHERE note.id = attachment.noteId AND note.trashedAt IS NOT NULL)
+                """))
+        })
     }
 
-    /// Every attachment whose bytes are in `state`, grouped by note and in order within each note.
+    /// Every attachment outside the trash whose bytes are in `state`, grouped by note and in order within each note.
     public func attachments(in state: Attachment.State) async throws -> [Attachment] {
         try await allAttachments().filter { $0.state == state }
     }

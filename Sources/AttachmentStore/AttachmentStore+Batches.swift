@@ -78,7 +78,7 @@ extension AttachmentStore {
         try await BlockingPool.run { try files.makeDurable(batch.map(\.blob.staged)) }
         let locks = [CatalogLock.note(note)] + batch.map { .blob($0.blob.staged.hash) }
         let attachments = try await catalog.write(locking: locks) { db in
-            guard try NoteRecord.exists(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             _ = try self.backend.install(batch: batch.map(\.blob.staged), in: db)
             let first = try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db)
             return try batch.enumerated().map { offset, item in

@@ -61,6 +61,8 @@ extension AttachmentStore {
         case upload(ResumableUploadError)
         /// A peer's pushed bytes of an original were refused; nothing stored changed.
         case pushedBlob(PushedBlobError)
+        /// Nothing in the trash has this identifier (or identifier prefix).
+        case notInTrash(String)
 
         /// What went wrong, in one line, without naming any command: a program using the library
         /// adds its own advice (the `attach` command does, in `ErrorHint`).
@@ -74,6 +76,8 @@ extension AttachmentStore {
                 return "no note \(id)"
             case .attachmentNotFound(let id):
                 return "no attachment \(id)"
+            case .notInTrash(let id):
+                return "nothing in the trash is called \(id)"
             case .ambiguousIdentifier(let prefix, let matches):
                 let shown = matches.prefix(5).joined(separator: ", ")
                 return "\(prefix) matches \(matches.count) records (\(shown)); give more characters"

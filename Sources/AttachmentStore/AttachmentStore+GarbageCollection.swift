@@ -2,9 +2,10 @@ import Foundation
 import CatalogSQL
 
 extension AttachmentStore {
-    /// Removes blobs nothing references, blob files the catalog does not know (left by a crash),
-    /// and temporary files of dead ingests — each only once older than `grace` — and resumable
-    /// uploads past their own expiry.
+    /// Purges what outlived the trash's retention (``purgeExpiredTrash()``), then removes blobs
+    /// nothing references, blob files the catalog does not know (left by a crash), and temporary
+    /// files of dead ingests — each only once older than `grace` — and resumable uploads past
+    /// their own expiry. The originals of what is in the trash are referenced, so they stay.
     ///
     /// Safe while other processes use the store: a temporary file whose writer is alive is
     /// locked and never touched (nor, for its first minute, one still being
@@ -20,6 +21,7 @@ extension AttachmentStore {
         var report = GarbageReport(dryRun: dryRun)
         // A catalog row whose hash is not a hash (a tampered catalog) stops gc before it removes anything.
         try await catalog.refuseMalformedBlobHashes()
+        try await purgeTrash(into: &report)
         try await collectTemporaryFiles(before: cutoff, into: &report)
         try await collectExpiredUploads(into: &report)
         let removedRows = try await collectUnreferencedBlobs(before: cutoff, into: &report)
@@ -28,6 +30,18 @@ extension AttachmentStore {
         report.orphanBytes = orphans.bytes
         report.keptInGracePeriod += orphans.kept
         return report
+    }
+
+    /// Purges (in a dry run, counts) what has been in the trash longer than its retention.
+    private func purgeTrash(into report: inout GarbageReport) async throws {
+        let cutoff = Date().addingTimeInterval(-configuration.trashRetentionInterval)
+        if report.dryRun {
+            let due = try await catalog.read { db in try TrashRecord.due(before: cutoff, in: db) }
+            (report.trashedNotesPurged, report.trashedAttachmentsPurged) = (due.notes.count, due.attachments.count)
+        } else {
+            let purged = try await emptyTrash(trashedBefore: cutoff)
+            (report.trashedNotesPurged, report.trashedAttachmentsPurged) = (purged.notes, purged.attachments)
+        }
     }
 
     /// How old a temporary file still being created (named with

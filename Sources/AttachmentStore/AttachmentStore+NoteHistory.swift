@@ -7,7 +7,7 @@ extension AttachmentStore {
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func noteVersions(of id: NoteID) async throws -> [NoteVersion] {
         try await catalog.read { db in
-            guard try NoteRecord.exists(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
+            guard try NoteRecord.isLive(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             return try NoteVersionRecord.all(ofNote: id.rawValue, in: db)
         }
     }
@@ -21,7 +21,7 @@ extension AttachmentStore {
     @discardableResult
     public func restoreNoteVersion(_ id: NoteID, version: String) async throws -> Note {
         let kept = try await catalog.read { db in
-            guard try NoteRecord.exists(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
+            guard try NoteRecord.isLive(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             return try NoteVersionRecord.fetch(ofNote: id.rawValue, version: version, in: db)
         }
         guard let kept else { throw Error.invalidArgument("note \(id) keeps no version \(version); list them with its history") }

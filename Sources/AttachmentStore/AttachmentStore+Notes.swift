@@ -14,31 +14,33 @@ extension AttachmentStore {
         let now = Date()
         let note = Note(id: .make(), title: title, body: body, createdAt: now, updatedAt: now)
         var record = NoteRecord(note)
-        record.clock = clock.tick().rawValue
+        record.stamp(clock.tick())
         try await catalog.write(locking: [.note(note.id)]) { [record] db in try record.insert(db) }
         return note
     }
 
     /// Changes a note's title and/or body; `nil` leaves a field as it is.
     /// - Throws: ``Error/invalidArgument(_:)`` when a field given breaks ``RecordRules``;
-    ///   ``Error/noteNotFound(_:)``.
+    ///   ``Error/noteNotFound(_:)`` (also for a note in the trash: restore it first).
     public func updateNote(_ id: NoteID, title: String? = nil, body: String? = nil) async throws -> Note {
         try Self.check(title: title, body: body)
         return try await catalog.write(locking: [.note(id)]) { db in
-            guard let old = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
+            guard let old = try NoteRecord.fetchLive(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             var record = old
             if let title { record.title = title }
             if let body { record.body = body }
             record.updatedAt = Date()
-            record.clock = self.clock.tick().rawValue
+            record.stamp(self.clock.tick())
             try NoteVersionRecord.keep(old, replacedBy: record, in: db)
             try record.save(db)
             return record.note
         }
     }
 
-    /// Deletes a note and, with it, all of its attachments. Their blobs become garbage for `gc`
-    /// unless something else references them.
+    /// Deletes a note for good, from the trash or not, and with it all of its attachments: a
+    /// tombstone tells every peer, and their blobs become garbage for `gc` unless something else
+    /// references them. To delete the way people do, with an undo on every peer, use
+    /// ``moveNoteToTrash(_:)``.
     /// - Throws: ``Error/noteNotFound(_:)``.
     public func deleteNote(_ id: NoteID) async throws {
         try await catalog.write { db in
@@ -49,10 +51,10 @@ extension AttachmentStore {
     }
 
     /// The note with `id`.
-    /// - Throws: ``Error/noteNotFound(_:)``.
+    /// - Throws: ``Error/noteNotFound(_:)`` (also for a note in the trash: see ``trash()``).
     public func note(_ id: NoteID) async throws -> Note {
         try await catalog.read { db in
-            guard let record = try NoteRecord.fetch(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
+            guard let record = try NoteRecord.fetchLive(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             return record.note
         }
     }

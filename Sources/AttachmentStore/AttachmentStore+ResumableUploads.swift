@@ -30,7 +30,7 @@ extension AttachmentStore {
     ) async throws -> ResumableUpload {
         guard length > 0 else { throw Error.upload(.invalidLength(length)) }
         let filename = try RecordRules.filename(given: filename)
-        guard try await catalog.read({ db in try NoteRecord.exists(note.rawValue, in: db) }) else {
+        guard try await catalog.read({ db in try NoteRecord.isLive(note.rawValue, in: db) }) else {
             throw Error.noteNotFound(note.rawValue)
         }
         let id = UploadID.make()

@@ -47,17 +47,19 @@ extension AttachmentStore {
         switch entity {
         case "note":
             guard let note = try NoteRecord.fetch(id, in: db) else { return nil }
-            return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock)))
+            return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock), trashedAt: note.trashedAt,
+                               versions: note.versions.isEmpty ? nil : note.versions))
         case "attachment":
             guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first else { return nil }
-            return .attachment(.init(try row.value, clock: ClockStamp(rawValue: row.attachment.clock)))
+            return .attachment(.init(try row.value, clock: ClockStamp(rawValue: row.attachment.clock), trashedAt: row.attachment.trashedAt))
         default:
             return nil
         }
     }
 
     /// Applies a peer's batch in one transaction, idempotently: newer versions win (by hybrid
-    /// logical clock, the peer id breaking ties), deletions always win, and attachment records
+    /// logical clock, the peer id breaking ties; a move to the trash or a restore from it is
+    /// such a version), deletions (purges) always win, and attachment records
     /// arrive with their blob marked remote. No blob bytes move.
     ///
     /// Every change is first checked against ``Configuration/peerLimits``; one that fails (or
@@ -104,16 +106,23 @@ extension AttachmentStore {
         }
     }
 
+    /// A peer's note: taken when it includes every edit of ours, ignored when ours includes it,
+    /// merged with ours when each has an edit the other lacks (``NoteMerge``).
     private static func applyNote(_ change: SyncChange.NoteState, in db: any SQLTransaction) throws -> Bool {
         let note = change.note
         guard try !TombstoneRecord.exists(entity: "note", id: note.id.rawValue, in: db) else { return false }
-        let local = try NoteRecord.fetch(note.id.rawValue, in: db)
-        if let local, ClockStamp(rawValue: local.clock) >= change.clock { return false }
-        var record = NoteRecord(note)
-        record.clock = change.clock.rawValue
-        // The text a newer edit replaces stays readable and restorable here (`noteVersions(of:)`).
-        if let local { try NoteVersionRecord.keep(local, replacedBy: record, in: db) }
-        try record.save(db)
+        var incoming = NoteRecord(note)
+        incoming.clock = change.clock.rawValue
+        incoming.trashedAt = change.trashedAt
+        incoming.versions = change.versions ?? VersionVector()
+        guard let local = try NoteRecord.fetch(note.id.rawValue, in: db) else {
+            try incoming.save(db)
+            return true
+        }
+        guard let result = try NoteMerge.resolve(local: local, incoming: incoming, in: db) else { return false }
+        // The text a newer edit or a merge replaces stays readable and restorable here (`noteVersions(of:)`).
+        try NoteVersionRecord.keep(local, replacedBy: result, in: db)
+        try result.save(db)
         return true
     }
 
@@ -151,7 +160,9 @@ extension AttachmentStore {
         }
         received.mediaType = try Self.mediaType(claimed: received.mediaType, blob: received.blobHash, in: db)
         received.filename = try RecordRules.filename(given: received.filename)  // checked already: its last part
-        try AttachmentRecord(received, clock: token.clock).save(db)
+        var record = AttachmentRecord(received, clock: token.clock)
+        record.trashedAt = token.trashedAt
+        try record.save(db)
         return .applied(newRemoteBlob: newRemoteBlob)
     }
 

@@ -53,6 +53,9 @@ public final class AttachmentStore: Sendable {
         /// ``AttachmentStore/enforceStorageBudget()``, so a reader that was just handed a file
         /// can open it. Default 10 s.
         public var evictionGrace: TimeInterval = 10
+        /// How long a note or attachment stays in the trash before ``AttachmentStore/purgeExpiredTrash()``
+        /// deletes it for good (and `gc` may free its bytes). Default 30 days.
+        public var trashRetention: Duration = .seconds(30 * 86_400)
         /// Where the store logs. Default: a logger labelled `attachment-store`.
         public var logger = Logger(label: "attachment-store")
 
@@ -135,5 +138,12 @@ public final class AttachmentStore: Sendable {
         let catalog = try await Catalog.open(database, placement: configuration.blobPlacement,
                                              objectStore: configuration.objectStore?.location)
         return AttachmentStore(layout: layout, catalog: catalog, configuration: configuration)
+    }
+}
+
+extension AttachmentStore.Configuration {
+    /// ``trashRetention`` in seconds.
+    var trashRetentionInterval: TimeInterval {
+        TimeInterval(trashRetention.components.seconds) + TimeInterval(trashRetention.components.attoseconds) / 1e18
     }
 }

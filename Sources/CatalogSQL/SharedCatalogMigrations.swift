@@ -167,6 +167,27 @@ public enum SharedCatalogMigrations {
             // position): this index reads it without a sort, pages included.
             ["CREATE INDEX attachment_on_noteId_position_id ON attachment(noteId, position, id)"]
         },
+        Migration(id: "v13: a trash that travels") { _ in
+            // A note or attachment in the trash keeps its row, with the time it went there: the
+            // state syncs like any edit (a later restore wins over the trash, and the other way
+            // round) until a purge turns it into a tombstone. Only the few rows in the trash are
+            // indexed, for the trash's own list and its purge.
+            [
+                "ALTER TABLE note ADD COLUMN trashedAt TEXT",
+                "ALTER TABLE attachment ADD COLUMN trashedAt TEXT",
+                "CREATE INDEX note_in_trash ON note(trashedAt) WHERE trashedAt IS NOT NULL",
+                "CREATE INDEX attachment_in_trash ON attachment(trashedAt) WHERE trashedAt IS NOT NULL",
+            ]
+        },
+        Migration(id: "v14: each version of a note knows the edits it includes") { _ in
+            // A note's version vector (`{peer id: clock stamp}` as JSON): whether a peer's version
+            // replaces ours or was made beside it, to be merged. An earlier version keeps its own,
+            // so that a merge finds the base both versions were made from.
+            [
+                "ALTER TABLE note ADD COLUMN versions TEXT NOT NULL DEFAULT '{}'",
+                "ALTER TABLE noteVersion ADD COLUMN versions TEXT NOT NULL DEFAULT '{}'",
+            ]
+        },
     ]
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema

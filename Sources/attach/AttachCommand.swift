@@ -19,7 +19,7 @@ struct AttachCommand: AsyncParsableCommand {
         version: Version.description,
         subcommands: [
             InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
-            ExportCommand.self, RemoveCommand.self, VerifyCommand.self, GarbageCollectCommand.self, BackupCommand.self, RestoreCommand.self,
+            ExportCommand.self, RemoveCommand.self, TrashCommand.self, VerifyCommand.self, GarbageCollectCommand.self, BackupCommand.self, RestoreCommand.self,
             StatsCommand.self, ThumbCommand.self, ThumbsCommand.self, CacheCommand.self, SyncCommand.self,
             FetchCommand.self, ServeCommand.self,
         ]

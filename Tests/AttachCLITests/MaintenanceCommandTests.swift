@@ -61,25 +61,58 @@ struct MaintenanceCommandTests {
         #expect(human.stdout.contains("saved by dedup"))
     }
 
-    @Test("deleting a note, then gc --grace 0, removes its blobs and leaves verify clean")
-    func noteRemovalThenGC() async throws {
+    @Test("note rm moves a note to the trash, which gc keeps; trash list and restore bring it back; note rm --purge, then gc --grace 0, removes its blobs")
+    func noteRemovalTrashThenGC() async throws {
         let directory = try TemporaryDirectory("gc")
         let store = directory.appending("store")
         try await Attach.initStore(store)
         let note = try await Attach.addNote("temporary", store: store)
         _ = try await Attach.run(["import", "--note", note, Corpus.file("good").path(percentEncoded: false)], store: store)
         let removal = try await Attach.run(["note", "rm", note], store: store)
-        #expect(removal.exitCode == 0)
+        #expect(removal.exitCode == 0 && removal.stdout.contains("to the trash"), "\(removal.stdout)")
         #expect(try await Attach.run(["list", "--json"], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let kept = try await Attach.run(["gc", "--grace", "0", "--json"], store: store)
+        let keptReport = try #require(try JSONSerialization.jsonObject(with: Data(kept.stdout.utf8)) as? [String: Any])
+        #expect(keptReport["blobs"] as? Int == 0, "the originals of a note in the trash stay")
+        #expect(Files.tree(store.appending(path: "blobs")).count == 23)
 
+        let listed = try await Attach.run(["trash", "list"], store: store)
+        #expect(listed.stdout.contains(String(note.prefix(8))) && listed.stdout.contains("temporary") && listed.stdout.contains("note"))
+        let restored = try await Attach.run(["trash", "restore", String(note.prefix(8))], store: store)
+        #expect(restored.exitCode == 0 && restored.stdout.contains("restored note \(note)"), "\(restored.stdout)")
+        #expect(try await Attach.run(["trash", "list"], store: store).stdout.contains("the trash is empty"))
+        let missing = try await Attach.run(["trash", "restore", String(note.prefix(8))], store: store)
+        #expect(missing.exitCode == 1 && missing.stderr.contains("attach trash list"), "\(missing.stderr)")
+
+        #expect(try await Attach.run(["note", "rm", "--purge", note], store: store).exitCode == 0)
         let dryRun = try await Attach.run(["gc", "--grace", "0", "--dry-run", "--json"], store: store)
         let planned = try #require(try JSONSerialization.jsonObject(with: Data(dryRun.stdout.utf8)) as? [String: Any])
         #expect(planned["blobs"] as? Int == 23)
-        #expect(Files.tree(store.appending(path: "blobs")).count == 23)
-
         #expect(try await Attach.run(["gc", "--grace", "0"], store: store).exitCode == 0)
         #expect(Files.tree(store.appending(path: "blobs")).isEmpty)
         #expect(try await Attach.run(["verify"], store: store).exitCode == 0)
+    }
+
+    @Test("gc --trash-days 0 purges what is in the trash before it looks for garbage; trash empty purges everything")
+    func gcPurgesTheTrashAfterItsRetention() async throws {
+        let directory = try TemporaryDirectory("gc-trash")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let note = try await Attach.addNote("old", store: store)
+        _ = try await Attach.run(["import", "--note", note, Corpus.file("good/Garden.jpg").path(percentEncoded: false)], store: store)
+        _ = try await Attach.run(["note", "rm", note], store: store)
+        let untouched = try await Attach.run(["gc", "--grace", "0"], store: store)
+        #expect(!untouched.stdout.contains("purged"), "within 30 days nothing is purged: \(untouched.stdout)")
+        let purged = try await Attach.run(["gc", "--grace", "0", "--trash-days", "0"], store: store)
+        #expect(purged.stdout.contains("purged 1 notes and 0 attachments from the trash"), "\(purged.stdout)")
+        #expect(Files.tree(store.appending(path: "blobs")).isEmpty)
+        #expect(try await Attach.run(["trash", "list", "--json"], store: store).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+
+        let other = try await Attach.addNote("another", store: store)
+        _ = try await Attach.run(["note", "rm", other], store: store)
+        let emptied = try await Attach.run(["trash", "empty"], store: store)
+        #expect(emptied.stdout.contains("purged 1 note and 0 attachments from the trash"), "\(emptied.stdout)")
+        #expect(try await Attach.run(["gc", "--trash-days", "-1"], store: store).exitCode != 0)
     }
 
     @Test("stats splits disk use into originals, catalog and caches, and they add up to no more than the folder")

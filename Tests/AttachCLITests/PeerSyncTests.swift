@@ -18,7 +18,7 @@ struct PeerSyncTests {
         return object["attachments"] as? [[String: Any]] ?? []
     }
 
-    @Test("A ↔ B ↔ C: records reach C with no blob bytes moved; C's thumbnail fetches through B; edits converge; deletes spread")
+    @Test("A ↔ B ↔ C: records reach C with no blob bytes moved; C's thumbnail fetches through B; edits converge; deletes spread to every trash")
     func threeServersInALine() async throws {
         let directory = try TemporaryDirectory("peers")
         let (pa, pb, pc) = (try ServerProcess.freePort(), try ServerProcess.freePort(), try ServerProcess.freePort())
@@ -58,11 +58,13 @@ struct PeerSyncTests {
             return Set(bodies).count == 1
         }
 
-        // A deletion on C reaches A through B, attachments included.
+        // A deletion on C reaches A through B, attachments included: into the trash on every peer.
         #expect([200, 204].contains(try await c.send("DELETE", "/api/notes/\(note)", json: [:])))
         try await ServerProcess.eventually(30, "the deletion to reach A") { try await a.get("/api/notes/\(note)").status == 404 }
         #expect(try await b.get("/api/notes/\(note)").status == 404)
-        #expect(try await a.get("/api/attachments/\(id)").status == 404)
+        #expect(try await a.get("/api/notes/\(note)/attachments").status == 404)
+        let trash = try await a.json("/api/trash")["items"] as? [[String: Any]]
+        #expect(trash?.compactMap { $0["id"] as? String } == [note], "in A's trash, restorable there")
     }
 
     @Test("--fetch thumbnails takes the peer's kilobyte thumbnails, --fetch originals every original")

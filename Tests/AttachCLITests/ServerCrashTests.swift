@@ -141,7 +141,7 @@ struct ServerCrashTests {
 
         private mutating func delete(_ id: String, server: String) async -> Bool {
             requests += 1
-            guard let result = try? await HTTP.send("DELETE", "\(server)/api/attachments/\(id)", body: nil, contentType: nil) else {
+            guard let result = try? await HTTP.send("DELETE", "\(server)/api/attachments/\(id)?purge=true", body: nil, contentType: nil) else {
                 mayBeGone.insert(id)
                 unanswered += 1
                 return false

@@ -80,24 +80,29 @@ struct AttachmentAPITests {
         }
     }
 
-    @Test("deleting an attachment leaves its note")
+    @Test("deleting an attachment moves it to the trash and leaves its note; purging it deletes it for good")
     func deleteLeavesNote() async throws {
         try await ServerFixture().test { client in
             let note = try await client.createNote()
             let attachment = try await client.upload("special/baseline.jpg", to: note.id)
             #expect(try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .delete).status == .noContent)
+            #expect(!String(buffer: try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .get).body).contains(attachment.id))
+            #expect(try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .delete).status == .notFound, "already in the trash")
+            #expect(try await client.execute(uri: "/api/attachments/\(attachment.id)?purge=true", method: .delete).status == .noContent)
             #expect(try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .delete).status == .notFound)
             #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .get).status == .ok)
         }
     }
 
-    @Test("deleting a note deletes its attachments")
+    @Test("deleting a note takes its attachments with it, to the trash and, purged, for good")
     func deleteNoteCascades() async throws {
         try await ServerFixture().test { client in
             let note = try await client.createNote()
             let attachment = try await client.upload("special/baseline.jpg", to: note.id)
             #expect(try await client.execute(uri: "/api/notes/\(note.id)", method: .delete).status == .noContent)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/api/notes/\(note.id)?purge=true", method: .delete).status == .noContent)
             #expect(try await client.execute(uri: "/api/attachments/\(attachment.id)", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/api/notes/\(note.id)/attachments", method: .get).status == .notFound)
         }

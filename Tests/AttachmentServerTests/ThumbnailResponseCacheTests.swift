@@ -47,7 +47,7 @@ struct ThumbnailResponseCacheTests {
         #expect(cache.byteCount == 100)
     }
 
-    @Test("a repeated hash-addressed thumbnail is served from the cache, and not after a delete")
+    @Test("a repeated hash-addressed thumbnail is served from the cache, and not after a purge")
     func routeUsesAndInvalidatesTheCache() async throws {
         try await ServerFixture().test { client in
             let note = try await client.createNote()
@@ -63,7 +63,7 @@ struct ThumbnailResponseCacheTests {
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(metrics.contains(#"attach_thumbnail_requests_total{result="cache_hit"} 1"#))
 
-            #expect(try await client.execute(uri: "/api/attachments/\(photo.id)", method: .delete).status == .noContent)
+            #expect(try await client.execute(uri: "/api/attachments/\(photo.id)?purge=true", method: .delete).status == .noContent)
             #expect(try await client.execute(uri: url, method: .get).status == .notFound)
         }
     }

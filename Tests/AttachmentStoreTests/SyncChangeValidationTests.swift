@@ -205,4 +205,22 @@ struct SyncChangeValidationTests {
         #expect(!problem.contains("<") && !problem.contains(">"))
         #expect(problem.contains("\\u{3c}img src=x onerror=alert(1)\\u{3e}"))
     }
+
+    @Test("a note's versions must name well-formed stamps, each under its own peer, its own clock among them, and at most 256 peers")
+    func versions() throws {
+        let own = Self.clock
+        let other = ClockStamp(rawValue: "1799999998000-000003-peer-b")
+        let check = { (versions: VersionVector, clock: ClockStamp) in
+            Self.validation.problem(with: .note(.init(Note(id: NoteID(rawValue: Self.noteID), title: "Trip", body: "", createdAt: Self.date,
+                                                           updatedAt: Self.date), clock: clock, versions: versions)))
+        }
+        #expect(check(VersionVector([own, other]), own) == nil)
+        #expect(check(VersionVector([other]), own)?.contains("do not include the change's own clock") == true)
+        let ahead = ClockStamp(rawValue: "1900000000000-000000-peer-c")
+        #expect(check(VersionVector([own, ahead]), own)?.contains("ahead of this machine's clock") == true)
+        let decoded = try? JSONDecoder().decode(VersionVector.self, from: Data(#"{"peer-z": "1799999999000-000000-peer-a"}"#.utf8))
+        #expect(check(try #require(decoded), own)?.contains("filed under another peer") == true)
+        let crowd = VersionVector((0..<300).map { ClockStamp(rawValue: "1799999990000-000000-p\($0)") } + [own])
+        #expect(check(crowd, own)?.contains("more than 256") == true)
+    }
 }

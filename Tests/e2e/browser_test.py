@@ -12,7 +12,7 @@ thumbnail and sees the full image; opens the 16 MB image and presses Done before
 starts a second server that syncs the note from the first (which serves blob bytes to peers at 2 MiB/s) and sees the 16 MB
 photo's progress ring move and then its thumbnail replace it; imports a 16 MB photo through a relay that drops the
 connection midway and sees the upload resume from the server's offset rather than from 0; scrolls
-a note of 230 files and sees the gallery arrive a page at a time, in order (browser_gallery.py); deletes the note. Screenshots go to test-output/browser/.
+a note of 230 files and sees the gallery arrive a page at a time, in order (browser_gallery.py); deletes the note, restores it from the trash and purges it. Screenshots go to test-output/browser/.
 Exits non-zero if anything fails.
 
 Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]
@@ -508,16 +508,39 @@ class BrowserTest:
             self.throttle()
             self.driver.get(f"{self.server.url}/notes/{self.note_id}")
 
-    def delete_note(self):
-        self.driver.find_element(By.ID, "delete-note").click()
-        alert = self.wait(lambda d: d.switch_to.alert, "the confirmation")
-        alert.accept()
-        self.wait(lambda d: d.current_url.rstrip("/") == self.server.url, "the notes list after deleting")
-        self.shot("13-deleted")
-        status, _ = self.server.get_json(f"/api/notes/{self.note_id}")
-        assert status == 404, status
-        assert not self.driver.find_elements(By.CSS_SELECTOR, f"a[href='/notes/{self.note_id}']")
+    def delete_note_restore_it_from_the_trash_then_purge_it(self):
+        """Delete moves the note to the trash without asking; the Trash page lists it, Restore
+        brings it back with its photos, and Delete forever (after a confirmation) purges it."""
+        _, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+        photos = len(listing["attachments"])
+        item = f".trash-item[data-id='{self.note_id}']"
 
+        def delete_from_note_page():
+            self.wait(lambda d: d.find_elements(By.ID, "delete-note"), "the note page")
+            self.driver.find_element(By.ID, "delete-note").click()
+            self.wait(lambda d: d.current_url.rstrip("/") == self.server.url, "the notes list after deleting")
+            assert self.server.get_json(f"/api/notes/{self.note_id}")[0] == 404
+            assert not self.driver.find_elements(By.CSS_SELECTOR, f"a[href='/notes/{self.note_id}']")
+            self.driver.find_element(By.ID, "trash-link").click()
+            self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, item), "the note in the trash")
+
+        delete_from_note_page()
+        self.shot("13-trash")
+        self.driver.find_element(By.CSS_SELECTOR, item + " .restore").click()
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, item), "the restored note to leave the trash")
+        assert self.server.get_json(f"/api/notes/{self.note_id}")[0] == 200
+        _, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+        assert len(listing["attachments"]) == photos, listing
+
+        self.driver.get(f"{self.server.url}/notes/{self.note_id}")
+        delete_from_note_page()
+        self.driver.find_element(By.CSS_SELECTOR, item + " .purge").click()
+        alert = self.wait(lambda d: d.switch_to.alert, "the confirmation of a purge")
+        alert.accept()
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, item), "the purged note to leave the trash")
+        self.shot("13-deleted")
+        _, trash = self.server.get_json("/api/trash")
+        assert all(entry["id"] != self.note_id for entry in trash["items"]), trash
 
 def main():
     if len(sys.argv) < 3:
@@ -538,7 +561,7 @@ def main():
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,
-                 test.interrupted_upload_resumes, test.delete_note]
+                 test.interrupted_upload_resumes, test.delete_note_restore_it_from_the_trash_then_purge_it]
         for index, step in enumerate(steps):
             name = step.__name__.replace("_", " ")
             started = time.monotonic()

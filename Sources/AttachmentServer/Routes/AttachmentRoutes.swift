@@ -101,8 +101,13 @@ struct AttachmentRoutes {
         return resource(try await store.attachment(id))
     }
 
+    /// Moves the attachment to the trash (`?purge=true`: deletes it for good, from the trash or not).
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let id = try Self.attachmentID(context)
+        guard try NoteRoutes.purge(request) else {
+            try await store.moveAttachmentToTrash(id)
+            return .noContent
+        }
         try await store.deleteAttachment(id)
         dependencies.thumbnailResponses.removeAll(of: id)
         return .noContent

@@ -67,12 +67,27 @@ struct NoteRoutes {
         return NoteResource(try await store.updateNote(id, title: change.title, body: change.body))
     }
 
+    /// Moves the note to the trash (`?purge=true`: deletes it for good, from the trash or not).
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let id = try Self.noteID(context)
-        let attachments = try await store.attachments(of: id)
+        guard try Self.purge(request) else {
+            try await store.moveNoteToTrash(id)
+            return .noContent
+        }
+        let attachments = (try? await store.attachments(of: id)) ?? []  // none listed for a note in the trash
         try await store.deleteNote(id)
         for attachment in attachments { dependencies.thumbnailResponses.removeAll(of: attachment.id) }
         return .noContent
+    }
+
+    /// The `purge` query parameter of a `DELETE`: `true` deletes for good, `false` (the
+    /// default) moves to the trash.
+    static func purge(_ request: Request) throws -> Bool {
+        switch request.uri.queryParameters.get("purge") {
+        case nil, "false": return false
+        case "true": return true
+        default: throw ServerError.badRequest("`purge` must be true or false", code: "invalid_query")
+        }
     }
 
     /// The `{id}` path parameter as a note id.

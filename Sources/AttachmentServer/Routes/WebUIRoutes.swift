@@ -1,8 +1,9 @@
 import AttachmentStore
 import Hummingbird
 
-/// The web UI's pages, rendered on the server: `/` (notes and search), `/notes/{id}`, and the
-/// later pages of a note's gallery, `/notes/{id}/gallery?after=P` (an HTML fragment of tiles).
+/// The web UI's pages, rendered on the server: `/` (notes and search), `/notes/{id}`, the
+/// later pages of a note's gallery, `/notes/{id}/gallery?after=P` (an HTML fragment of tiles),
+/// and `/trash`.
 struct WebUIRoutes {
     let dependencies: ServerDependencies
 
@@ -10,6 +11,11 @@ struct WebUIRoutes {
         router.get("/", use: home)
         router.get("notes/:id", use: note)
         router.get("notes/:id/gallery", use: galleryPage)
+        router.get("trash", use: trash)
+    }
+
+    @Sendable func trash(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Self.html(TrashPage(items: try await dependencies.store.trash(), assets: dependencies.assets).html)
     }
 
     @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -48,7 +54,7 @@ struct WebUIRoutes {
     static func notFoundPage(_ assets: StaticAssets) -> Response {
         Self.html(HTML.page(title: "No such note", assets: assets, bodyClass: "missing-page", body: """
             <header class="bar"><a href="/" class="back">← Notes</a></header>
-            <main><h1>No such note</h1><p>It may have been deleted. <a href="/">Back to the notes</a>.</p></main>
+            <main><h1>No such note</h1><p>It may have been deleted: look in the <a href="/trash">trash</a>,             or go <a href="/">back to the notes</a>.</p></main>
             """), status: .notFound)
     }
 

@@ -27,6 +27,7 @@ struct NotesListPage {
         return HTML.page(title: "Notes", assets: assets, bodyClass: "notes-page", feed: feed, body: """
             <header class="bar">
               <h1>Notes</h1>
+              <a href="/trash" id="trash-link">Trash</a>
               <button type="button" id="new-note" class="primary">New note</button>
             </header>
             <main>

@@ -17,6 +17,8 @@ struct AttachmentRecord: Sendable {
     var updatedAt: Date
     /// When it last changed, by the clock of the peer that changed it (empty before sync existed).
     var clock: String = ""
+    /// When it was moved to the trash on its own (not with its note); `nil` while it is not there.
+    var trashedAt: Date?
 
     init(id: String, noteId: String, position: Int, blobHash: String, mediaType: String, filename: String,
          width: Int?, height: Int?, orientation: Int?, metadata: [String: String], createdAt: Date, updatedAt: Date, clock: String) {
@@ -65,6 +67,7 @@ struct AttachmentRecord: Sendable {
         createdAt = try row.requiredDate("createdAt")
         updatedAt = try row.requiredDate("updatedAt")
         clock = try row.string("clock") ?? ""
+        trashedAt = try row.date("trashedAt")
     }
 
     /// The metadata column's JSON object of strings; most attachments have none (`{}`), which
@@ -80,7 +83,8 @@ struct AttachmentRecord: Sendable {
     private var arguments: [SQLValue] {
         let json = metadata.isEmpty ? "{}" : Self.json(metadata)
         return [.text(id), .text(noteId), .integer(Int64(position)), .text(blobHash), .text(mediaType), .text(filename),
-                .integer(width), .integer(height), .integer(orientation), .text(json), .date(createdAt), .date(updatedAt), .text(clock)]
+                .integer(width), .integer(height), .integer(orientation), .text(json), .date(createdAt), .date(updatedAt), .text(clock),
+                trashedAt.map(SQLValue.date) ?? .null]
     }
 
     /// The metadata as a JSON object with sorted keys (so equal metadata is equal text).
@@ -90,21 +94,21 @@ struct AttachmentRecord: Sendable {
         return (try? encoder.encode(metadata)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    private static let columns = "id, noteId, position, blobHash, mediaType, filename, width, height, orientation, metadata, createdAt, updatedAt, clock"
+    private static let columns = "id, noteId, position, blobHash, mediaType, filename, width, height, orientation, metadata, createdAt, updatedAt, clock, trashedAt"
 
     /// Inserts the row.
     func insert(_ db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+        try db.execute("INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
     }
 
     /// Inserts the row, or replaces every field of the row with its id.
     func save(_ db: any SQLTransaction) throws {
         try db.execute("""
-            INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET noteId = excluded.noteId, position = excluded.position, blobHash = excluded.blobHash,
                 mediaType = excluded.mediaType, filename = excluded.filename, width = excluded.width, height = excluded.height,
                 orientation = excluded.orientation, metadata = excluded.metadata, createdAt = excluded.createdAt,
-                updatedAt = excluded.updatedAt, clock = excluded.clock
+                updatedAt = excluded.updatedAt, clock = excluded.clock, trashedAt = excluded.trashedAt
             """, arguments)
     }
 
@@ -116,6 +120,16 @@ struct AttachmentRecord: Sendable {
         try db.queryOne("SELECT * FROM attachment WHERE id = ?", [.text(id)]).map(AttachmentRecord.init(row:))
     }
 
+    /// The attachment with `id` if it exists and neither it nor its note is in the trash.
+    static func fetchLive(_ id: String, in db: any SQLTransaction) throws -> AttachmentRecord? {
+        guard let record = try fetch(id, in: db), record.trashedAt == nil, try NoteRecord.isLive(record.noteId, in: db) else { return nil }
+        return record
+    }
+
+    /// The condition, on the `attachment` table, of a row in its note's order: not in the trash
+    /// on its own. (Its note's trash state is checked by whoever lists the note.)
+    static let inOrder = "attachment.trashedAt IS NULL"
+
     /// Every attachment.
     static func all(in db: any SQLTransaction) throws -> [AttachmentRecord] {
         try db.query("SELECT * FROM attachment", []).map(AttachmentRecord.init(row:))
@@ -126,12 +140,13 @@ struct AttachmentRecord: Sendable {
         try db.execute("DELETE FROM attachment WHERE id = ?", [.text(id)])
     }
 
-    /// How many attachments a note has.
+    /// How many attachments a note has (not counting those in the trash).
     static func count(inNote noteId: String, in db: any SQLTransaction) throws -> Int {
-        Int(try db.queryOne("SELECT COUNT(*) AS n FROM attachment WHERE noteId = ?", [.text(noteId)])?.int64("n") ?? 0)
+        Int(try db.queryOne("SELECT COUNT(*) AS n FROM attachment WHERE noteId = ? AND \(inOrder)", [.text(noteId)])?.int64("n") ?? 0)
     }
 
-    /// The next free position at the end of a note's attachments.
+    /// The next free position at the end of a note's attachments (after those in the trash
+    /// too, which keep their place for a restore).
     static func nextPosition(inNote noteId: String, in db: any SQLTransaction) throws -> Int {
         Int(try db.queryOne("SELECT COALESCE(MAX(position) + 1, 0) AS next FROM attachment WHERE noteId = ?", [.text(noteId)])?
             .int64("next") ?? 0)
@@ -141,9 +156,10 @@ struct AttachmentRecord: Sendable {
     /// id), changing, and stamping with `clock` so that the change syncs, only those whose
     /// position differs: it closes the gap a removed attachment left, and separates attachments
     /// that concurrent adds or moves on different peers left at one position. Local edits of a
-    /// note's order start from it, so they work on dense positions.
+    /// note's order start from it, so they work on dense positions. Attachments in the trash
+    /// keep their stored position: restored, one comes back about where it was.
     static func renumber(inNote noteId: String, clock: ClockStamp, in db: any SQLTransaction) throws {
-        let rows = try db.query("SELECT id, position FROM attachment WHERE noteId = ? ORDER BY position, id", [.text(noteId)])
+        let rows = try db.query("SELECT id, position FROM attachment WHERE noteId = ? AND \(inOrder) ORDER BY position, id", [.text(noteId)])
         for (index, row) in rows.enumerated() where try row.requiredInt64("position") != Int64(index) {
             try db.execute("UPDATE attachment SET position = ?, clock = ? WHERE id = ?",
                            [.integer(Int64(index)), .text(clock.rawValue), .text(try row.requiredString("id"))])
@@ -155,14 +171,14 @@ struct AttachmentRecord: Sendable {
     /// no two report the same one even while peers' concurrent adds share a stored position.
     static func rank(of record: AttachmentRecord, in db: any SQLTransaction) throws -> Int {
         Int(try db.queryOne("""
-            SELECT COUNT(*) AS n FROM attachment WHERE noteId = ? AND (position < ? OR (position = ? AND id < ?))
+            SELECT COUNT(*) AS n FROM attachment WHERE noteId = ? AND \(inOrder) AND (position < ? OR (position = ? AND id < ?))
             """, [.text(record.noteId), .integer(Int64(record.position)), .integer(Int64(record.position)), .text(record.id)])?
             .int64("n") ?? 0)
     }
 
     /// The stored position and id of the attachment at `rank` of a note's order, if it has one.
     static func key(atRank rank: Int, inNote noteId: String, in db: any SQLTransaction) throws -> (position: Int64, id: String)? {
-        guard rank >= 0, let row = try db.queryOne("SELECT position, id FROM attachment WHERE noteId = ? ORDER BY position, id LIMIT 1 OFFSET ?",
+        guard rank >= 0, let row = try db.queryOne("SELECT position, id FROM attachment WHERE noteId = ? AND \(inOrder) ORDER BY position, id LIMIT 1 OFFSET ?",
                                                    [.text(noteId), .integer(Int64(rank))]) else { return nil }
         return (try row.requiredInt64("position"), try row.requiredString("id"))
     }

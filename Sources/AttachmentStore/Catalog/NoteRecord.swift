@@ -10,6 +10,11 @@ struct NoteRecord: Sendable {
     var updatedAt: Date
     /// When it last changed, by the clock of the peer that changed it (empty before sync existed).
     var clock: String = ""
+    /// When it was moved to the trash; `nil` while it is not there.
+    var trashedAt: Date?
+    /// The edits this version includes (empty for a row older than version vectors: see
+    /// ``effectiveVersions``).
+    var versions = VersionVector()
 
     init(_ note: Note) {
         id = note.id.rawValue
@@ -26,6 +31,28 @@ struct NoteRecord: Sendable {
         createdAt = try row.requiredDate("createdAt")
         updatedAt = try row.requiredDate("updatedAt")
         clock = try row.string("clock") ?? ""
+        trashedAt = try row.date("trashedAt")
+        versions = try Self.versions(try row.string("versions") ?? "{}")
+    }
+
+    /// The `versions` column's JSON.
+    static func versions(_ json: String) throws(SQLDecodingError) -> VersionVector {
+        guard let versions = try? VersionVector(json: json) else {
+            throw SQLDecodingError(column: "versions", reason: "holds \(json.prefix(40)), not a JSON object of clock stamps")
+        }
+        return versions
+    }
+
+    /// ``versions``, or for a row written before version vectors, the one edit its clock names.
+    var effectiveVersions: VersionVector {
+        versions.isEmpty ? VersionVector([ClockStamp(rawValue: clock)]) : versions
+    }
+
+    /// Makes this row a new local version stamped `stamp`: its clock, and its versions those of
+    /// the row it replaces plus this edit.
+    mutating func stamp(_ stamp: ClockStamp) {
+        versions = effectiveVersions.advanced(by: stamp)
+        clock = stamp.rawValue
     }
 
     /// The public value.
@@ -34,20 +61,21 @@ struct NoteRecord: Sendable {
     }
 
     private var arguments: [SQLValue] {
-        [.text(id), .text(title), .text(body), .date(createdAt), .date(updatedAt), .text(clock)]
+        [.text(id), .text(title), .text(body), .date(createdAt), .date(updatedAt), .text(clock), trashedAt.map(SQLValue.date) ?? .null, .text(versions.json)]
     }
 
     /// Inserts the row.
     func insert(_ db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO note (id, title, body, createdAt, updatedAt, clock) VALUES (?, ?, ?, ?, ?, ?)", arguments)
+        try db.execute("INSERT INTO note (id, title, body, createdAt, updatedAt, clock, trashedAt, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", arguments)
     }
 
     /// Inserts the row, or replaces every field of the row with its id.
     func save(_ db: any SQLTransaction) throws {
         try db.execute("""
-            INSERT INTO note (id, title, body, createdAt, updatedAt, clock) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO note (id, title, body, createdAt, updatedAt, clock, trashedAt, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body, createdAt = excluded.createdAt,
-                                           updatedAt = excluded.updatedAt, clock = excluded.clock
+                                           updatedAt = excluded.updatedAt, clock = excluded.clock, trashedAt = excluded.trashedAt,
+                                           versions = excluded.versions
             """, arguments)
     }
 
@@ -56,7 +84,18 @@ struct NoteRecord: Sendable {
         try db.queryOne("SELECT * FROM note WHERE id = ?", [.text(id)]).map(NoteRecord.init(row:))
     }
 
-    /// Whether a note with `id` exists.
+    /// The note with `id` if it exists and is not in the trash.
+    static func fetchLive(_ id: String, in db: any SQLTransaction) throws -> NoteRecord? {
+        try fetch(id, in: db).flatMap { $0.trashedAt == nil ? $0 : nil }
+    }
+
+    /// Whether a note with `id` exists and is not in the trash: the notes every read and write
+    /// of the store's API sees (the trash has its own, ``AttachmentStore/trash()``).
+    static func isLive(_ id: String, in db: any SQLTransaction) throws -> Bool {
+        try db.queryOne("SELECT EXISTS (SELECT 1 FROM note WHERE id = ? AND trashedAt IS NULL) AS found", [.text(id)])?.bool("found") ?? false
+    }
+
+    /// Whether a note with `id` exists, in the trash or not.
     static func exists(_ id: String, in db: any SQLTransaction) throws -> Bool {
         try db.queryOne("SELECT EXISTS (SELECT 1 FROM note WHERE id = ?) AS found", [.text(id)])?.bool("found") ?? false
     }
@@ -66,13 +105,13 @@ struct NoteRecord: Sendable {
         try db.execute("DELETE FROM note WHERE id = ?", [.text(id)])
     }
 
-    /// Notes that `text` finds (``NoteSearch``: each word begins a word of the title or body),
+    /// Notes not in the trash that `text` finds (``NoteSearch``: each word begins a word of the title or body),
     /// or all of them; most recently updated first (then by id), after `cursor` when there is one
     /// (read off the `note(updatedAt DESC, id)` index), skipping `offset`. A text with no word in
     /// it finds nothing.
     static func page(matching text: String?, limit: Int, offset: Int, after cursor: NoteCursor? = nil,
                      dialect: SQLDialect, in db: any SQLTransaction) throws -> [NoteRecord] {
-        var conditions: [String] = []
+        var conditions = ["trashedAt IS NULL"]
         var arguments: [SQLValue] = []
         if let text, !text.isEmpty {
             guard let search = NoteSearch(text) else { return [] }
@@ -88,7 +127,7 @@ struct NoteRecord: Sendable {
             let updatedAt = SQLValue.text(SQLDateFormat.string(milliseconds: cursor.updatedAtMilliseconds))
             arguments += [updatedAt, updatedAt, .text(cursor.id.rawValue)]
         }
-        let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let condition = "WHERE " + conditions.joined(separator: " AND ")
         return try db.query("SELECT * FROM note \(condition) ORDER BY updatedAt DESC, id LIMIT ? OFFSET ?",
                             arguments + [.integer(Int64(limit)), .integer(Int64(offset))]).map(NoteRecord.init(row:))
     }

@@ -7,15 +7,15 @@ enum NoteVersionRecord {
     /// The most earlier versions a note keeps; the oldest go first.
     static let maxVersionsPerNote = 20
 
-    /// Keeps `old` as an earlier version of its note when `new` replaces its title or body. An
-    /// empty note (such as the placeholder of a note whose own change had not arrived yet) has
-    /// nothing to restore and is not kept.
+    /// Keeps `old` as an earlier version of its note when `new` replaces its title or body. The
+    /// placeholder of a note whose own change had not arrived yet (no clock) is not kept; an
+    /// empty version is kept (a merge may need it as its base) but never listed.
     static func keep(_ old: NoteRecord, replacedBy new: NoteRecord, in db: any SQLTransaction) throws {
-        guard old.title != new.title || old.body != new.body, !(old.title.isEmpty && old.body.isEmpty) else { return }
+        guard old.title != new.title || old.body != new.body, !old.clock.isEmpty else { return }
         try db.execute("""
-            INSERT INTO noteVersion (noteId, clock, title, body, updatedAt) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO noteVersion (noteId, clock, title, body, updatedAt, versions) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (noteId, clock) DO NOTHING
-            """, [.text(old.id), .text(old.clock), .text(old.title), .text(old.body), .date(old.updatedAt)])
+            """, [.text(old.id), .text(old.clock), .text(old.title), .text(old.body), .date(old.updatedAt), .text(old.effectiveVersions.json)])
         try db.execute("""
             DELETE FROM noteVersion WHERE noteId = ? AND clock NOT IN
                 (SELECT clock FROM noteVersion WHERE noteId = ? ORDER BY clock DESC LIMIT ?)
@@ -24,12 +24,23 @@ enum NoteVersionRecord {
 
     /// The earlier versions of the note `id`, newest first.
     static func all(ofNote id: String, in db: any SQLTransaction) throws -> [NoteVersion] {
-        try db.query("SELECT * FROM noteVersion WHERE noteId = ? ORDER BY clock DESC", [.text(id)]).map(version(row:))
+        try db.query("SELECT * FROM noteVersion WHERE noteId = ? AND NOT (title = '' AND body = '') ORDER BY clock DESC", [.text(id)])
+            .map(version(row:))
     }
 
     /// One earlier version of the note `id`, if it is kept.
     static func fetch(ofNote id: String, version: String, in db: any SQLTransaction) throws -> NoteVersion? {
         try db.queryOne("SELECT * FROM noteVersion WHERE noteId = ? AND clock = ?", [.text(id), .text(version)]).map(version(row:))
+    }
+
+    /// The earlier version of the note `id` that includes exactly the edits `versions` names: the
+    /// base two concurrent versions were both made from, when this store kept it.
+    static func base(ofNote id: String, versions: VersionVector, in db: any SQLTransaction) throws -> (title: String, body: String)? {
+        for row in try db.query("SELECT title, body, versions FROM noteVersion WHERE noteId = ? ORDER BY clock DESC", [.text(id)])
+        where try NoteRecord.versions(try row.requiredString("versions")) == versions {
+            return (try row.requiredString("title"), try row.requiredString("body"))
+        }
+        return nil
     }
 
     private static func version(row: SQLRow) throws -> NoteVersion {

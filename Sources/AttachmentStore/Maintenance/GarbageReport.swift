@@ -18,6 +18,11 @@ public struct GarbageReport: Sendable, Codable, Equatable {
     public var expiredUploads = 0
     /// The bytes they had received.
     public var expiredUploadBytes: Int64 = 0
+    /// Notes purged from the trash (with their attachments) because they outlived the trash's
+    /// retention; in a dry run, those that would be.
+    public var trashedNotesPurged = 0
+    /// Attachments purged from the trash on their own, likewise.
+    public var trashedAttachmentsPurged = 0
     /// Garbage left in place because it is younger than the grace period.
     public var keptInGracePeriod = 0
 

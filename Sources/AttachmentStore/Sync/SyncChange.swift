@@ -11,59 +11,77 @@ public enum SyncChange: Sendable, Equatable {
     /// A note or an attachment that was deleted.
     case tombstone(Tombstone)
 
-    /// A note as of a clock reading. On the wire it is the ``Note``'s own JSON plus `clock`.
+    /// A note as of a clock reading. On the wire it is the ``Note``'s own JSON plus `clock`
+    /// (and `trashedAt` while it is in the trash).
     public struct NoteState: Sendable, Equatable, Codable {
         /// The note as the sending peer has it.
         public var note: Note
         /// When it last changed, by the hybrid logical clock of the peer that changed it.
         public var clock: ClockStamp
+        /// When it was moved to the trash; `nil` while it is not there. Moving to the trash and
+        /// restoring are edits like any other.
+        public var trashedAt: Date?
+        /// The edits this version includes, by peer: whether it replaces the receiver's version
+        /// or is to be merged with it. `nil` from a peer of a release before version vectors (its
+        /// clock alone decides, as then).
+        public var versions: VersionVector?
 
-        /// A change carrying `note` as of `clock`.
-        public init(_ note: Note, clock: ClockStamp) {
+        /// A change carrying `note` as of `clock`, in the trash since `trashedAt` when that is
+        /// given, including the edits `versions` names.
+        public init(_ note: Note, clock: ClockStamp, trashedAt: Date? = nil, versions: VersionVector? = nil) {
             self.note = note
             self.clock = clock
+            self.trashedAt = trashedAt
+            self.versions = versions
         }
 
-        /// Reads a peer's note change: the note's fields and `clock` side by side.
+        /// Reads a peer's note change: the note's fields, `clock`, `trashedAt` and `versions` side by side.
         public init(from decoder: any Decoder) throws {
-            self.init(try Note(from: decoder), clock: try ClockField.read(from: decoder))
+            self.init(try Note(from: decoder), clock: try RecordStateFields.clock(from: decoder),
+                      trashedAt: try RecordStateFields.trashedAt(from: decoder), versions: try RecordStateFields.versions(from: decoder))
         }
 
-        /// Writes the note and `clock`, in one object.
+        /// Writes the note, `clock`, `trashedAt` and `versions`, in one object.
         public func encode(to encoder: any Encoder) throws {
             try note.encode(to: encoder)
-            try ClockField.write(clock, to: encoder)
+            try RecordStateFields.write(clock, trashedAt: trashedAt, to: encoder)
+            try RecordStateFields.write(versions, to: encoder)
         }
     }
 
     /// An attachment record without its bytes: the blob's hash, size and type travel instead.
     ///
     /// On the wire it is the attachment's own JSON (``Attachment``'s coding) without the
-    /// fields that say where the bytes are here, plus `clock`.
+    /// fields that say where the bytes are here, plus `clock` (and `trashedAt` while it is in
+    /// the trash on its own).
     public struct AttachmentToken: Sendable, Equatable, Codable {
         /// The attachment as the sending peer has it. A received one is ``Attachment/State/remote``:
         /// where its bytes are is for the receiver to find out.
         public var attachment: Attachment
         /// When it last changed, by the hybrid logical clock of the peer that changed it.
         public var clock: ClockStamp
+        /// When it was moved to the trash on its own (not with its note); `nil` while it is not there.
+        public var trashedAt: Date?
 
-        /// A change carrying `attachment` as of `clock`.
-        public init(_ attachment: Attachment, clock: ClockStamp) {
+        /// A change carrying `attachment` as of `clock`, in the trash since `trashedAt` when that is given.
+        public init(_ attachment: Attachment, clock: ClockStamp, trashedAt: Date? = nil) {
             self.attachment = attachment
             self.attachment.state = .remote
             self.attachment.fetchedBytes = nil
             self.clock = clock
+            self.trashedAt = trashedAt
         }
 
-        /// Reads a peer's token: the attachment's fields and `clock` side by side.
+        /// Reads a peer's token: the attachment's fields, `clock` and `trashedAt` side by side.
         public init(from decoder: any Decoder) throws {
-            self.init(try Attachment(from: decoder), clock: try ClockField.read(from: decoder))
+            self.init(try Attachment(from: decoder), clock: try RecordStateFields.clock(from: decoder),
+                      trashedAt: try RecordStateFields.trashedAt(from: decoder))
         }
 
-        /// Writes the attachment's description and `clock`, in one object.
+        /// Writes the attachment's description, `clock` and `trashedAt`, in one object.
         public func encode(to encoder: any Encoder) throws {
             try attachment.encodeDescription(to: encoder)
-            try ClockField.write(clock, to: encoder)
+            try RecordStateFields.write(clock, trashedAt: trashedAt, to: encoder)
         }
     }
 
@@ -76,18 +94,32 @@ public enum SyncChange: Sendable, Equatable {
     }
 }
 
-/// The `clock` a note or attachment change carries beside its record's own fields, in the
-/// same JSON object.
-private enum ClockField: String, CodingKey {
-    case clock
+/// The `clock` and `trashedAt` a note or attachment change carries beside its record's own
+/// fields, in the same JSON object (`trashedAt` only while the record is in the trash).
+private enum RecordStateFields: String, CodingKey {
+    case clock, trashedAt, versions
 
-    static func read(from decoder: any Decoder) throws -> ClockStamp {
+    static func clock(from decoder: any Decoder) throws -> ClockStamp {
         try decoder.container(keyedBy: Self.self).decode(ClockStamp.self, forKey: .clock)
     }
 
-    static func write(_ clock: ClockStamp, to encoder: any Encoder) throws {
+    static func trashedAt(from decoder: any Decoder) throws -> Date? {
+        try decoder.container(keyedBy: Self.self).decodeIfPresent(Date.self, forKey: .trashedAt)
+    }
+
+    static func versions(from decoder: any Decoder) throws -> VersionVector? {
+        try decoder.container(keyedBy: Self.self).decodeIfPresent(VersionVector.self, forKey: .versions)
+    }
+
+    static func write(_ versions: VersionVector?, to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Self.self)
+        try container.encodeIfPresent(versions, forKey: .versions)
+    }
+
+    static func write(_ clock: ClockStamp, trashedAt: Date?, to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Self.self)
         try container.encode(clock, forKey: .clock)
+        try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
     }
 }
 

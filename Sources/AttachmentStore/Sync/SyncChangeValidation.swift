@@ -33,7 +33,9 @@ package struct SyncChangeValidation {
                 { RecordRules.problem(title: note.title) },
                 { RecordRules.problem(body: note.body) },
                 { date(note.createdAt, "createdAt") }, { date(note.updatedAt, "updatedAt") },
+                { change.trashedAt.flatMap { date($0, "trashedAt") } },
                 { clock(change.clock) },
+                { change.versions.flatMap { versions($0, clock: change.clock) } },
             ]
         case .attachment(let token):
             let attachment = token.attachment
@@ -43,6 +45,7 @@ package struct SyncChangeValidation {
                 { Self.filename(attachment.filename) },
                 { image(attachment.image) }, { metadata(attachment.metadata) },
                 { date(attachment.createdAt, "createdAt") }, { date(attachment.updatedAt, "updatedAt") },
+                { token.trashedAt.flatMap { date($0, "trashedAt") } },
                 { clock(token.clock) },
             ]
         case .tombstone(let tombstone):
@@ -134,6 +137,20 @@ package struct SyncChangeValidation {
             return "clock stamp \(stamp.rawValue) is \(milliseconds - nowMilliseconds) ms ahead of this machine's clock "
                 + "(at most \(limits.maxClockSkew) allowed)"
         }
+        return nil
+    }
+
+    /// At most ``VersionVector/maximumPeers`` well-formed stamps, each under its own peer, the
+    /// change's own clock among them.
+    func versions(_ versions: VersionVector, clock own: ClockStamp) -> String? {
+        guard versions.stamps.count <= VersionVector.maximumPeers else {
+            return "versions name \(versions.stamps.count) peers, more than \(VersionVector.maximumPeers)"
+        }
+        for (peer, stamp) in versions.stamps.sorted(by: { $0.key < $1.key }) {
+            if let problem = clock(stamp) { return "versions: \(problem)" }
+            guard stamp.peer == peer else { return "versions: stamp \(PeerText.quoted(stamp.rawValue)) is filed under another peer" }
+        }
+        guard versions.stamps[own.peer ?? ""] == own else { return "versions do not include the change's own clock \(own.rawValue)" }
         return nil
     }
 

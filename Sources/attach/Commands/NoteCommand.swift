@@ -90,14 +90,16 @@ struct NoteCommand: AsyncParsableCommand {
         }
     }
 
-    /// `attach note rm ID`.
+    /// `attach note rm ID [--purge]`.
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
-            abstract: "Delete notes and all their attachments. `attach gc` reclaims the bytes later."
+            abstract: "Move notes, with their attachments, to the trash (restorable on every peer).",
+            discussion: "With --purge they are deleted for good at once, on every peer, and `attach gc` reclaims the bytes later."
         )
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "Notes to delete (ids or unique prefixes).") var notes: [String]
+        @Flag(help: "Delete for good instead of moving to the trash.") var purge = false
 
         func validate() throws {
             if notes.isEmpty { throw ValidationError("name at least one note") }
@@ -107,9 +109,15 @@ struct NoteCommand: AsyncParsableCommand {
             let store = try await storeOptions.open()
             for text in notes {
                 let id = try await store.resolveNoteID(text)
-                let count = try await store.attachments(of: id).count
-                try await store.deleteNote(id)
-                Console.out("deleted note \(id) and its \(count) attachment\(count == 1 ? "" : "s")")
+                if purge {
+                    try await store.deleteNote(id)
+                    Console.out("deleted note \(id) and its attachments for good")
+                    continue
+                }
+                let count = try await store.attachmentCount(of: id)
+                try await store.moveNoteToTrash(id)
+                Console.out("moved note \(id) and its \(count) attachment\(count == 1 ? "" : "s") to the trash "
+                    + "(attach trash restore \(Formatting.short(id.rawValue)) brings it back)")
             }
         }
     }

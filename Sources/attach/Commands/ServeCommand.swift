@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
         "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch", "push",
-        "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate",
+        "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate", "trash-days",
         "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime",
     ]
     /// The options that may be given more than once (a comma-separated list in the environment).
@@ -190,6 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
     var push = "records"
 
     @OptionGroup var budgetOptions: StorageBudgetOptions
+    @OptionGroup var trashOptions: TrashOptions
     @OptionGroup var partialDownloadOptions: PartialDownloadOptions
 
     @Option(name: .customLong("budget-interval"), help: ArgumentHelp("Seconds between enforcements of the storage budget.", valueName: "SECONDS"))
@@ -264,6 +265,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard budgetInterval > 0 else { throw ValidationError("--budget-interval must be a positive number of seconds") }
         configuration.budgetInterval = .milliseconds(Int64(budgetInterval * 1000))
         configuration.partialDownloads = partialDownloadOptions.limits
+        configuration.trashRetention = trashOptions.retention
         if budgetOptions.isGiven { configuration.storageBudgetUpdate = { [budgetOptions] in budgetOptions.applied(to: $0) } }
         if let scrubRate {
             guard let rate = scrubRate.bytes, rate > 0 else { throw ValidationError("--scrub-rate must be a positive size per second, like 50M") }

@@ -10,6 +10,7 @@ enum ErrorHint {
         case .storeNotFound(let path): "create one with `attach init --store \(path)`"
         case .noteNotFound: "`attach note list` shows the notes"
         case .attachmentNotFound: "`attach list` shows the attachments"
+        case .notInTrash: "`attach trash list` shows what is in the trash"
         case .blobMissing, .hashMismatch, .catalogDamaged, .damagedCatalogRow: "run `attach verify`"
         case .blobStorageMismatch: "pass --blobs for the store's own location (or set ATTACH_BLOBS)"
         case .notAvailableLocally: "`attach fetch` brings them from a peer"

@@ -473,13 +473,14 @@
         changing = item;
         changeInput.click();
       } else if (button.classList.contains('delete')) {
+        // To the trash, from which it can be restored on any device: no confirmation needed.
         const name = item.querySelector('.thumb').dataset.filename;
-        if (!window.confirm(`Delete ${name}? This cannot be undone.`)) return;
         try {
           await api('DELETE', `/api/attachments/${item.dataset.id}`);
           const next = item.nextElementSibling || item.previousElementSibling;
           item.remove();
           if (next) next.querySelector('.thumb').focus();
+          document.getElementById('save-status').textContent = `Moved ${name} to the trash`;
         } catch (error) {
           document.getElementById('save-status').textContent = `Not deleted: ${error.message}`;
         }
@@ -791,13 +792,20 @@
     liveChanges(async (changes) => {
       const added = [];
       for (const change of changes) {
-        if (change.kind === 'note' && change.note.id === noteID) {
+        if (change.kind === 'note' && change.note.id === noteID && change.note.trashedAt) {
+          status.textContent = 'This note was moved to the trash elsewhere';
+          document.body.dataset.deleted = 'true';
+        } else if (change.kind === 'note' && change.note.id === noteID) {
+          delete document.body.dataset.deleted;  // restored from the trash, or simply edited
           text.received(change.note);
         } else if (change.kind === 'tombstone' && change.tombstone.entity === 'note' && change.tombstone.id === noteID) {
           status.textContent = 'This note was deleted elsewhere';
           document.body.dataset.deleted = 'true';
         } else if (change.kind === 'tombstone' && change.tombstone.entity === 'attachment') {
           const item = tileOf(change.tombstone.id);
+          if (item) item.remove();
+        } else if (change.kind === 'attachment' && change.attachment.trashedAt) {
+          const item = tileOf(change.attachment.id);
           if (item) item.remove();
         } else if (change.kind === 'attachment' && change.attachment.noteID === noteID) {
           const item = await fetchTile(change.attachment);
@@ -834,7 +842,7 @@
     followNote(noteID, text);
     noteHistory(noteID, text);
     document.getElementById('delete-note').addEventListener('click', async () => {
-      if (!window.confirm('Delete this note and all of its photos? This cannot be undone.')) return;
+      // To the trash, from which it can be restored on any device: no confirmation needed.
       try {
         await api('DELETE', `/api/notes/${noteID}`);
         window.location.href = '/';
@@ -844,8 +852,56 @@
     });
   }
 
+  // ---- Trash page ------------------------------------------------------------------------
+  function trashPage() {
+    const list = document.getElementById('trash');
+    const status = document.getElementById('status');
+    const emptyButton = document.getElementById('empty-trash');
+    const showEmpty = () => {
+      const empty = list.children.length === 0;
+      document.getElementById('empty').hidden = !empty;
+      emptyButton.hidden = empty;
+    };
+    list.addEventListener('click', async (event) => {
+      const button = event.target.closest('button');
+      if (!button) return;
+      const item = button.closest('.trash-item');
+      const title = item.querySelector('.note-title').textContent;
+      try {
+        if (button.classList.contains('restore')) {
+          await api('POST', `/api/trash/${item.dataset.id}/restore`);
+          status.textContent = `Restored ${title}`;
+        } else if (button.classList.contains('purge')) {
+          if (!window.confirm(`Delete ${title} forever, on every device? This cannot be undone.`)) return;
+          await api('DELETE', `/api/trash/${item.dataset.id}`);
+          status.textContent = `Deleted ${title} forever`;
+        } else {
+          return;
+        }
+        const next = item.nextElementSibling || item.previousElementSibling;
+        item.remove();
+        if (next) next.querySelector('button').focus();
+        showEmpty();
+      } catch (error) {
+        status.textContent = `Not done: ${error.message}`;
+      }
+    });
+    emptyButton.addEventListener('click', async () => {
+      if (!window.confirm('Delete everything in the trash forever, on every device? This cannot be undone.')) return;
+      try {
+        await api('DELETE', '/api/trash');
+        list.replaceChildren();
+        status.textContent = 'The trash is empty';
+        showEmpty();
+      } catch (error) {
+        status.textContent = `Not emptied: ${error.message}`;
+      }
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     localTimes();
+    if (document.body.classList.contains('trash-page')) trashPage();
     if (document.body.classList.contains('notes-page')) notesPage();
     if (document.body.classList.contains('note-page')) notePage();
   });
