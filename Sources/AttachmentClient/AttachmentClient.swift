@@ -81,10 +81,27 @@ public struct AttachmentClient: Sendable {
         })
     }
 
-    /// Deletes a note and its attachments.
-    public func deleteNote(_ id: String) async throws {
+    /// Moves a note and its attachments to the server's trash (restorable on every peer until
+    /// purged); with `purge`, deletes them for good.
+    public func deleteNote(_ id: String, purge: Bool = false) async throws {
         let id = try Self.segment(id)
-        _ = try await api.call { try await $0.deleteNote(path: .init(id: id)).noContent }
+        _ = try await api.call { try await $0.deleteNote(path: .init(id: id), query: .init(purge: purge ? true : nil)).noContent }
+    }
+
+    // MARK: - Trash (generated from the document)
+
+    /// What is in the server's trash, most recently deleted first.
+    public func trash() async throws -> [RemoteTrashItem] {
+        try await api.call { try await $0.listTrash().ok.body.json }.items.map(RemoteTrashItem.init)
+    }
+
+    /// Takes a note or an attachment out of the trash (an attachment whose note is in the trash
+    /// brings the note back too).
+    /// - Throws: ``AttachmentClientError/server(status:code:message:)`` with 404 `not_in_trash`.
+    @discardableResult
+    public func restoreFromTrash(_ id: String) async throws -> RemoteTrashItem {
+        let id = try Self.segment(id)
+        return RemoteTrashItem(try await api.call { try await $0.restoreTrashItem(path: .init(id: id)).ok.body.json })
     }
 
     // MARK: - Attachments (generated from the document)
@@ -109,10 +126,10 @@ public struct AttachmentClient: Sendable {
         })
     }
 
-    /// Deletes an attachment; its note stays.
-    public func deleteAttachment(_ id: String) async throws {
+    /// Moves an attachment to the server's trash (its note stays); with `purge`, deletes it for good.
+    public func deleteAttachment(_ id: String, purge: Bool = false) async throws {
         let id = try Self.segment(id)
-        _ = try await api.call { try await $0.deleteAttachment(path: .init(id: id)).noContent }
+        _ = try await api.call { try await $0.deleteAttachment(path: .init(id: id), query: .init(purge: purge ? true : nil)).noContent }
     }
 
     // MARK: - Requests

@@ -55,6 +55,35 @@ public struct RemoteAttachment: Codable, Sendable, Equatable, Identifiable {
     public var thumbnailUrl: String?
 }
 
+/// Something in the server's trash: a note (with its attachments) or one attachment, restorable
+/// until `purgeAt`.
+public struct RemoteTrashItem: Codable, Sendable, Equatable, Identifiable {
+    /// The note's or the attachment's identifier.
+    public var id: String
+    /// `note` or `attachment`.
+    public var kind: String
+    /// The note itself, or the note the attachment belongs to.
+    public var noteId: String
+    /// The note's title or the attachment's file name.
+    public var title: String
+    /// When it was deleted.
+    public var trashedAt: Date
+    /// When it is purged at the latest.
+    public var purgeAt: Date
+    /// The attachments it holds.
+    public var attachmentCount: Int
+    /// Their bytes.
+    public var byteCount: Int64
+}
+
+extension RemoteTrashItem {
+    /// The generated schema type as the public value.
+    init(_ item: Components.Schemas.TrashItem) {
+        self.init(id: item.id, kind: item.kind.rawValue, noteId: item.noteId, title: item.title, trashedAt: item.trashedAt,
+                  purgeAt: item.purgeAt, attachmentCount: item.attachmentCount, byteCount: Int64(item.byteCount))
+    }
+}
+
 extension RemoteNote {
     /// The generated schema type as the public value.
     init(_ note: Components.Schemas.Note) {

@@ -27,7 +27,7 @@ struct AttachmentClientTests {
         "sha256:" + SHA256.hash(data: try Data(contentsOf: url)).map { String(format: "%02x", $0) }.joined()
     }
 
-    @Test("notes and attachments: create, read, change, list, move, delete; a wrong token is the server's 401")
+    @Test("notes and attachments: create, read, change, list, move, delete to the trash, restore, purge; a wrong token is the server's 401")
     func notesAndAttachments() async throws {
         try await Self.withClient { client, port in
             let note = try await client.createNote(title: "Trip", body: "Day 1")
@@ -44,6 +44,18 @@ struct AttachmentClientTests {
             #expect(try await client.attachments(of: note.id).map(\.id) == [ids[0]])
             try await client.deleteNote(note.id)
             await #expect(throws: AttachmentClientError.self) { try await client.note(note.id) }
+            #expect(Set(try await client.trash().map(\.id)) == [note.id, ids[1]], "both went to the trash")
+            #expect(try await client.restoreFromTrash(note.id).kind == "note")
+            #expect(try await client.attachments(of: note.id).map(\.id) == [ids[0]])
+            try await client.deleteAttachment(ids[1], purge: true)
+            try await client.deleteNote(note.id, purge: true)
+            #expect(try await client.trash().isEmpty)
+            do {
+                try await client.restoreFromTrash(note.id)
+                Issue.record("a purged note was restored")
+            } catch AttachmentClientError.server(let status, let code, _) {
+                #expect(status == 404 && code == "not_in_trash")
+            }
             let stranger = AttachmentClient(server: URL(string: "http://127.0.0.1:\(port)")!, token: "wrong")
             do {
                 _ = try await stranger.notes()

@@ -36,7 +36,10 @@ struct TrashAPITests {
             #expect(noteItem.kind == "note" && noteItem.title == "Receipts" && noteItem.attachmentCount == 1)
             #expect(noteItem.restoreUrl == "/api/trash/\(note.id)/restore")
             let page = try await client.execute(uri: "/trash", method: .get)
-            #expect(page.status == .ok && String(buffer: page.body).contains("Receipts") && String(buffer: page.body).contains("Aqua.jpg"))
+            let html = String(buffer: page.body)
+            #expect(page.status == .ok)
+            #expect(html.contains(#"<li class="trash-item" data-id="\#(note.id)" data-kind="note"><span class="note-title">Receipts</span>"#), "\(html)")
+            #expect(html.contains(#"<span class="note-title">Aqua.jpg</span>"#))
 
             let restored = try await client.execute(uri: "/api/trash/\(photo.id)/restore", method: .post)
             #expect(restored.status == .ok)

@@ -264,7 +264,7 @@ struct WebUIRenderingTests {
         #expect(LoginPage.assetNames == ["app.css", "icon.svg"])
     }
 
-    @Test("a missing note's page is a 404 HTML page, revalidated on every visit, with a way back")
+    @Test("a missing note's page is a 404 HTML page, revalidated on every visit, with a way back and a way to the trash")
     func notFoundPage() async throws {
         let response = WebUIRoutes.notFoundPage(try await Self.assets())
         #expect(response.status == .notFound)
@@ -272,6 +272,7 @@ struct WebUIRenderingTests {
         #expect(response.headers[.cacheControl] == "no-cache")
         let html = String(decoding: try await BodyCollector.bytes(of: response), as: UTF8.self)
         #expect(html.contains("<h1>No such note</h1>"))
-        #expect(html.contains(#"<a href="/">Back to the notes</a>"#))
+        #expect(html.contains(#"<a href="/">back to the notes</a>"#))
+        #expect(html.contains(#"<a href="/trash">trash</a>"#), "a deleted note is looked for in the trash")
     }
 }

@@ -8,7 +8,7 @@ struct TrashPage {
     let assets: StaticAssets
 
     var html: String {
-        let rows = items.map { item in
+        let rows = items.map { item -> String in
             let what = item.kind == .note
                 ? "Note · \(item.attachmentCount) attachment\(item.attachmentCount == 1 ? "" : "s")"
                 : "Attachment · \(item.mediaType ?? "file")"
