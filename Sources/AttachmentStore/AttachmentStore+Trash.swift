@@ -12,7 +12,7 @@ extension AttachmentStore {
         try await catalog.write(locking: [.note(id)]) { db in
             guard var record = try NoteRecord.fetchLive(id.rawValue, in: db) else { throw Error.noteNotFound(id.rawValue) }
             record.trashedAt = Date()
-            record.stamp(self.clock.tick())
+            record.stampStateChange(self.clock.tick())
             try record.save(db)
         }
     }
@@ -65,7 +65,7 @@ extension AttachmentStore {
             }
             if var note = try NoteRecord.fetch(noteID, in: db), note.trashedAt != nil {
                 note.trashedAt = nil
-                note.stamp(stamp)
+                note.stampStateChange(stamp)
                 try note.save(db)
             }
             return item

@@ -93,4 +93,56 @@ struct DeviceSyncTests {
             try await hiddenServer.get("/api/notes/\(homeNote)").status == 200
         }
     }
+
+    @Test("two devices edit one note apart and sync through a server: different lines merge, the same line leaves a conflict copy, both devices agree; a delete on one is restored from the other's trash")
+    func devicesEditApartThenAgree() async throws {
+        let directory = try TemporaryDirectory("apart")
+        let (phone, laptop, home) = (directory.appending("phone"), directory.appending("laptop"), directory.appending("home"))
+        for store in [phone, laptop, home] { try await Attach.initStore(store) }
+        let server = try await ServerProcess(store: home, port: try ServerProcess.freePort(),
+                                             ["--token", Self.token, "--push-token", Self.pushToken])
+        defer { server.process.kill() }
+        let sync = { (store: URL) in
+            let outcome = try await Attach.run(["sync", server.url, "--token", Self.pushToken], store: store)
+            #expect(outcome.exitCode == 0, "\(outcome.stderr)")
+        }
+        let note = try await Attach.addNote("Beach day", store: phone)
+        #expect(try await Attach.run(["note", "edit", note, "--body", "towels\nsunscreen\nsnacks"], store: phone).exitCode == 0)
+        try await sync(phone)
+        try await sync(laptop)
+        let body = { (store: URL) async throws -> String in
+            let shown = try await Attach.run(["note", "show", note, "--json"], store: store)
+            return (try Self.json(shown.stdout)["note"] as? [String: Any])?["body"] as? String ?? ""
+        }
+        let titles = { (store: URL) async throws -> [String] in
+            let listed = try await Attach.run(["note", "list", "--json"], store: store)
+            let notes = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            return notes.compactMap { $0["title"] as? String }.sorted()
+        }
+
+        _ = try await Attach.run(["note", "edit", note, "--body", "beach towels\nsunscreen\nsnacks"], store: phone)
+        _ = try await Attach.run(["note", "edit", note, "--body", "towels\nsunscreen\nsnacks and water"], store: laptop)
+        for store in [phone, laptop, phone] { try await sync(store) }
+        #expect(try await body(phone) == "beach towels\nsunscreen\nsnacks and water")
+        #expect(try await body(laptop) == "beach towels\nsunscreen\nsnacks and water")
+        #expect(try await titles(phone) == ["Beach day"], "no conflict copy for a clean merge")
+
+        _ = try await Attach.run(["note", "edit", note, "--body", "beach towels\nfactor 50\nsnacks and water"], store: phone)
+        try await Task.sleep(for: .milliseconds(5))
+        _ = try await Attach.run(["note", "edit", note, "--body", "beach towels\nno sunscreen left\nsnacks and water"], store: laptop)
+        for store in [phone, laptop, phone] { try await sync(store) }
+        for store in [phone, laptop] {
+            #expect(try await body(store) == "beach towels\nno sunscreen left\nsnacks and water", "the newer line stays")
+            #expect(try await titles(store) == ["Beach day", "Beach day (conflict copy)"])
+            let found = try await Attach.run(["note", "list", "--search", "factor", "--json"], store: store)
+            #expect(found.stdout.contains("factor 50"), "the older line is in the copy, and found: \(found.stdout)")
+        }
+
+        #expect(try await Attach.run(["note", "rm", note], store: laptop).exitCode == 0)
+        for store in [laptop, phone] { try await sync(store) }
+        #expect(try await Attach.run(["trash", "list"], store: phone).stdout.contains("Beach day"))
+        #expect(try await Attach.run(["trash", "restore", note], store: phone).exitCode == 0)
+        for store in [phone, laptop] { try await sync(store) }
+        #expect(try await body(laptop) == "beach towels\nno sunscreen left\nsnacks and water", "restored on the laptop too")
+    }
 }

@@ -2,7 +2,7 @@ import CatalogSQL
 import Foundation
 
 /// A row of the `note` table.
-struct NoteRecord: Sendable {
+struct NoteRecord: Sendable, Equatable {
     var id: String
     var title: String
     var body: String
@@ -48,10 +48,17 @@ struct NoteRecord: Sendable {
         versions.isEmpty ? VersionVector([ClockStamp(rawValue: clock)]) : versions
     }
 
-    /// Makes this row a new local version stamped `stamp`: its clock, and its versions those of
-    /// the row it replaces plus this edit.
+    /// Makes this row a new local version of the note's text stamped `stamp`: its clock, and its
+    /// versions those of the row it replaces plus this edit.
     mutating func stamp(_ stamp: ClockStamp) {
         versions = effectiveVersions.advanced(by: stamp)
+        clock = stamp.rawValue
+    }
+
+    /// Stamps a change of this row that leaves its text alone (to or from the trash): its clock
+    /// only, so that the change wins by clock while its versions still say which text it has.
+    mutating func stampStateChange(_ stamp: ClockStamp) {
+        if versions.isEmpty && !clock.isEmpty { versions = effectiveVersions }
         clock = stamp.rawValue
     }
 

@@ -33,12 +33,13 @@ enum NoteVersionRecord {
         try db.queryOne("SELECT * FROM noteVersion WHERE noteId = ? AND clock = ?", [.text(id), .text(version)]).map(version(row:))
     }
 
-    /// The earlier version of the note `id` that includes exactly the edits `versions` names: the
-    /// base two concurrent versions were both made from, when this store kept it.
-    static func base(ofNote id: String, versions: VersionVector, in db: any SQLTransaction) throws -> (title: String, body: String)? {
-        for row in try db.query("SELECT title, body, versions FROM noteVersion WHERE noteId = ? ORDER BY clock DESC", [.text(id)])
-        where try NoteRecord.versions(try row.requiredString("versions")) == versions {
-            return (try row.requiredString("title"), try row.requiredString("body"))
+    /// The newest earlier version of the note `id` whose edits are all among `shared` (the edits
+    /// two concurrent versions both include): the text both were made from. Moves to and from the
+    /// trash change no text and keep no version, so the newest such version holds the shared text.
+    static func base(ofNote id: String, shared: VersionVector, in db: any SQLTransaction) throws -> (title: String, body: String)? {
+        for row in try db.query("SELECT title, body, versions FROM noteVersion WHERE noteId = ? ORDER BY clock DESC", [.text(id)]) {
+            let relation = try NoteRecord.versions(try row.requiredString("versions")).relation(to: shared)
+            if relation == .same || relation == .older { return (try row.requiredString("title"), try row.requiredString("body")) }
         }
         return nil
     }

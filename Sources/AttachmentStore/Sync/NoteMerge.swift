@@ -6,8 +6,8 @@ import Foundation
 /// when ours includes it, and merge the two when each has an edit the other lacks.
 ///
 /// A merge is a three-way merge of title and body (``TextMerge``) from the base both versions
-/// were made from — the earlier version whose version vector is what they share, found in the
-/// note's history — and includes every edit of both. Where both changed the same lines, the newer
+/// were made from — the newest earlier version in the note's history that both include — and
+/// includes every edit of both. Where both changed the same lines, the newer
 /// version's lines stay in the note and the older version is kept whole as a **conflict copy**: a
 /// note of its own, titled "… (conflict copy)", searchable and syncing like any other. Without a
 /// base (this store never kept it) the newer text stays and the older one becomes the conflict
@@ -18,33 +18,41 @@ import Foundation
 enum NoteMerge {
     /// The row that results from `incoming` meeting `local` (`nil`: keep `local` as it is). A
     /// merge also writes the conflict copy it needs.
+    ///
+    /// The text is decided by the versions (see ``NoteMerge``); whether the note is in the trash
+    /// by the later change, whichever side wrote the text: a note edited on one device and moved
+    /// to the trash later on another is in the trash with that edit, and one moved to the trash
+    /// and edited later elsewhere is back with it.
     static func resolve(local: NoteRecord, incoming: NoteRecord, in db: any SQLTransaction) throws -> NoteRecord? {
+        let incomingIsLater = ClockStamp(rawValue: incoming.clock) > ClockStamp(rawValue: local.clock)
         // A row from before version vectors, ours or the peer's (a peer of an older release),
         // has only its clock: the later clock wins, as before.
-        if local.versions.isEmpty || incoming.versions.isEmpty {
-            return ClockStamp(rawValue: incoming.clock) > ClockStamp(rawValue: local.clock) ? incoming : nil
-        }
+        if local.versions.isEmpty || incoming.versions.isEmpty { return incomingIsLater ? incoming : nil }
+        var result: NoteRecord
         switch incoming.versions.relation(to: local.versions) {
         case .older:
-            return nil
+            result = local
         case .newer:
-            return incoming
+            result = incoming
         case .same:
             // The same edits, so the same text, unless two merges of them differed (one peer kept
-            // the base, another did not): the later clock, then the larger text, decides everywhere.
-            return (incoming.clock, incoming.title, incoming.body) > (local.clock, local.title, local.body) ? incoming : nil
+            // the base, another did not): the larger text then stands everywhere.
+            result = (incoming.title, incoming.body) > (local.title, local.body) ? incoming : local
         case .concurrent:
-            return try merge(local, incoming, in: db)
+            result = try merge(local, incoming, in: db)
         }
+        result.trashedAt = (incomingIsLater ? incoming : local).trashedAt
+        result.clock = max(ClockStamp(rawValue: local.clock), ClockStamp(rawValue: incoming.clock)).rawValue
+        result.versions = local.versions.joined(with: incoming.versions)
+        return result == local ? nil : result
     }
 
     private static func merge(_ local: NoteRecord, _ incoming: NoteRecord, in db: any SQLTransaction) throws -> NoteRecord {
         let (older, newer) = ClockStamp(rawValue: local.clock) < ClockStamp(rawValue: incoming.clock) ? (local, incoming) : (incoming, local)
         var merged = newer
-        merged.versions = local.versions.joined(with: incoming.versions)
         merged.updatedAt = max(local.updatedAt, incoming.updatedAt)
         let conflicted: Bool
-        if let base = try NoteVersionRecord.base(ofNote: local.id, versions: local.versions.met(with: incoming.versions), in: db) {
+        if let base = try NoteVersionRecord.base(ofNote: local.id, shared: local.versions.met(with: incoming.versions), in: db) {
             let title = TextMerge.merge(base: base.title, older: older.title, newer: newer.title)
             let body = TextMerge.merge(base: base.body, older: older.body, newer: newer.body)
             (merged.title, merged.body) = (title.text, body.text)

@@ -140,8 +140,8 @@ package struct SyncChangeValidation {
         return nil
     }
 
-    /// At most ``VersionVector/maximumPeers`` well-formed stamps, each under its own peer, the
-    /// change's own clock among them.
+    /// At most ``VersionVector/maximumPeers`` well-formed stamps, each under its own peer, none
+    /// later than the change's own clock (which stamps its latest change, of the text or not).
     func versions(_ versions: VersionVector, clock own: ClockStamp) -> String? {
         guard versions.stamps.count <= VersionVector.maximumPeers else {
             return "versions name \(versions.stamps.count) peers, more than \(VersionVector.maximumPeers)"
@@ -150,7 +150,9 @@ package struct SyncChangeValidation {
             if let problem = clock(stamp) { return "versions: \(problem)" }
             guard stamp.peer == peer else { return "versions: stamp \(PeerText.quoted(stamp.rawValue)) is filed under another peer" }
         }
-        guard versions.stamps[own.peer ?? ""] == own else { return "versions do not include the change's own clock \(own.rawValue)" }
+        if let later = versions.stamps.values.first(where: { $0 > own }) {
+            return "versions include \(later.rawValue), later than the change's own clock \(own.rawValue)"
+        }
         return nil
     }
 
