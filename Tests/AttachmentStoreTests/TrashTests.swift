@@ -97,37 +97,56 @@ struct TrashTests {
         #expect(try await store.attachments(of: note.id).map(\.id) == [kept.id], "trashed on its own, it stays in the trash")
     }
 
-    @Test("a purge deletes for good: by hand, emptying the trash, or once past the retention (gc); gc then frees the bytes")
+    @Test("a purge deletes for good: by hand, what went to the trash before a time, or everything; each purge travels as a tombstone")
     func purges() async throws {
-        var configuration = AttachmentStore.Configuration()
-        configuration.trashRetention = .seconds(1)
-        let fixture = try await StoreFixture("purge", configuration: configuration)
+        let fixture = try await StoreFixture("purge")
         let store = fixture.store
         let old = try await store.createNote(title: "old")
         let photo = try await store.addAttachment(to: old.id, fromFile: Corpus.file("good/Garden.jpg"))
         let fresh = try await store.createNote(title: "fresh")
         let byHand = try await store.createNote(title: "by hand")
         try await store.moveNoteToTrash(old.id)
-        try await Task.sleep(for: .milliseconds(1_100))
+        try await Task.sleep(for: .milliseconds(20))
+        let cutoff = Date()
+        try await Task.sleep(for: .milliseconds(20))
         try await store.moveNoteToTrash(fresh.id)
         try await store.moveNoteToTrash(byHand.id)
 
         try await store.purgeFromTrash(byHand.id.rawValue)
         await #expect(throws: AttachmentStore.Error.notInTrash(byHand.id.rawValue)) { try await store.restoreFromTrash(byHand.id.rawValue) }
-        let dry = try await store.collectGarbage(olderThan: .zero, dryRun: true)
-        #expect(dry.trashedNotesPurged == 1 && dry.blobs == 0)
-        let report = try await store.collectGarbage(olderThan: .zero)
-        #expect(report.trashedNotesPurged == 1, "only what outlived the retention")
-        #expect(report.blobs == 1, "its original, now unreferenced, goes in the same run")
-        #expect(try await !store.hasBlob(photo.blobHash))
+        #expect(try await store.emptyTrash(trashedBefore: cutoff).notes == 1, "only what went there before the cutoff")
         #expect(try await store.trash().map(\.id) == [fresh.id.rawValue])
+        let report = try await store.collectGarbage(olderThan: .zero)
+        #expect(report.trashedNotesPurged == 0, "30 days by default")
+        #expect(report.blobs == 1, "the purged note's original, now unreferenced, goes")
+        #expect(try await !store.hasBlob(photo.blobHash))
         let tombstones = try await store.changes(since: 0).changes.compactMap { change -> String? in
             if case .tombstone(let tombstone) = change { tombstone.id } else { nil }
         }
         #expect(Set(tombstones) == [old.id.rawValue, byHand.id.rawValue], "each purge travels as a tombstone")
 
-        #expect(try await store.emptyTrash() == { var r = TrashPurgeReport(); r.notes = 1; return r }())
+        #expect(try await store.emptyTrash().notes == 1)
         #expect(try await store.trash().isEmpty)
         await #expect(throws: AttachmentStore.Error.notInTrash("nope")) { try await store.purgeFromTrash("nope") }
+    }
+
+    @Test("gc purges what outlived the trash's retention before it looks for garbage, so the bytes go in the same run; a dry run only counts")
+    func gcPurgesPastTheRetention() async throws {
+        var configuration = AttachmentStore.Configuration()
+        configuration.trashRetention = .zero
+        let fixture = try await StoreFixture("gc-purge", configuration: configuration)
+        let store = fixture.store
+        let note = try await store.createNote(title: "expired")
+        let photo = try await store.addAttachment(to: note.id, fromFile: Corpus.file("good/Garden.jpg"))
+        try await store.moveNoteToTrash(note.id)
+        try await Task.sleep(for: .milliseconds(5))
+        let dry = try await store.collectGarbage(olderThan: .zero, dryRun: true)
+        #expect(dry.trashedNotesPurged == 1 && dry.blobs == 0)
+        #expect(try await store.trash().count == 1, "a dry run purges nothing")
+        let report = try await store.collectGarbage(olderThan: .zero)
+        #expect(report.trashedNotesPurged == 1 && report.blobs == 1)
+        #expect(try await !store.hasBlob(photo.blobHash))
+        #expect(try await store.trash().isEmpty)
+        #expect(try await store.verify().isClean)
     }
 }
