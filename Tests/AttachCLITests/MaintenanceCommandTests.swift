@@ -115,6 +115,23 @@ struct MaintenanceCommandTests {
         #expect(try await Attach.run(["gc", "--trash-days", "-1"], store: store).exitCode != 0)
     }
 
+    @Test("attach serve --trash-days 0 purges the trash when it starts (and every hour), and counts it in /metrics")
+    func servePurgesTheTrash() async throws {
+        let directory = try TemporaryDirectory("serve-trash")
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        let note = try await Attach.addNote("going", store: store)
+        _ = try await Attach.run(["note", "rm", note], store: store)
+        let server = try await ServerProcess(store: store, port: try ServerProcess.freePort(), ["--trash-days", "0"])
+        defer { server.process.kill() }
+        try await ServerProcess.eventually(20, "the trash to be purged") {
+            (try await server.json("/api/trash")["items"] as? [Any])?.isEmpty == true
+        }
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("attach_trash_purged_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("trash") })")
+        #expect(try await server.get("/api/notes/\(note)").status == 404)
+    }
+
     @Test("stats splits disk use into originals, catalog and caches, and they add up to no more than the folder")
     func statsSplitsDiskUse() async throws {
         let directory = try TemporaryDirectory("stats-split")

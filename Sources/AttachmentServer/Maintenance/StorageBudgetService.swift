@@ -16,24 +16,15 @@ struct StorageBudgetService: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let expired = try await store.expireTemporaryFiles()
-                    metrics.count("attach_expired_temporary_files_total", by: Int64(expired.files))
-                    let report = try await store.enforceStorageBudget()
-                    metrics.count("attach_evicted_originals_total", by: Int64(report.originalsEvicted))
-                    metrics.count("attach_evicted_bytes_total", by: report.bytesEvicted)
-                    metrics.count("attach_trimmed_cache_files_total", by: Int64(report.localCopiesRemoved + report.thumbnailsRemoved))
-                    metrics.set(gauge: "attach_local_original_bytes", to: Double(report.localBytesAfter))
-                    metrics.set(gauge: "attach_partial_download_bytes", to: Double(report.partialBytes))
-                } catch is CancellationError {
-                    return
-                } catch {
-                    logger.warning("storage budget not enforced this time", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
-            }
+        await PeriodicWork.run(every: interval, logger: logger, failure: "storage budget not enforced this time") {
+            let expired = try await store.expireTemporaryFiles()
+            metrics.count("attach_expired_temporary_files_total", by: Int64(expired.files))
+            let report = try await store.enforceStorageBudget()
+            metrics.count("attach_evicted_originals_total", by: Int64(report.originalsEvicted))
+            metrics.count("attach_evicted_bytes_total", by: report.bytesEvicted)
+            metrics.count("attach_trimmed_cache_files_total", by: Int64(report.localCopiesRemoved + report.thumbnailsRemoved))
+            metrics.set(gauge: "attach_local_original_bytes", to: Double(report.localBytesAfter))
+            metrics.set(gauge: "attach_partial_download_bytes", to: Double(report.partialBytes))
         }
     }
 }

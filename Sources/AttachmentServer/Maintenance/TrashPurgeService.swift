@@ -13,22 +13,12 @@ struct TrashPurgeService: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    let report = try await store.purgeExpiredTrash()
-                    let purged = report.notes + report.attachments
-                    metrics.count("attach_trash_purged_total", by: Int64(purged))
-                    if purged > 0 {
-                        logger.info("purged from the trash after its retention",
-                                    metadata: ["notes": "\(report.notes)", "attachments": "\(report.attachments)"])
-                    }
-                } catch is CancellationError {
-                    return
-                } catch {
-                    logger.warning("trash not purged this time", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
+        await PeriodicWork.run(every: interval, logger: logger, failure: "trash not purged this time") {
+            let report = try await store.purgeExpiredTrash()
+            let purged = report.notes + report.attachments
+            metrics.count("attach_trash_purged_total", by: Int64(purged))
+            if purged > 0 {
+                logger.info("purged from the trash after its retention", metadata: ["notes": "\(report.notes)", "attachments": "\(report.attachments)"])
             }
         }
     }
