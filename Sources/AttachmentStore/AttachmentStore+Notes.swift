@@ -90,17 +90,28 @@ extension AttachmentStore {
 
     /// Finds the one id in `table` equal to or starting with `text`.
     func resolve(_ text: String, table: String, notFound: @escaping @Sendable (String) -> Error) async throws -> String {
+        try await resolve(text, notFound: notFound) { prefix, db in
+            try db.query("SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
+                         [.text(prefix), .text(prefix + "\u{10FFFF}")]).map { (try $0.requiredString("id"), ()) }
+        }.id
+    }
+
+    /// Finds the one candidate whose id is `text` or starts with it (at least 4 characters of
+    /// hexadecimal digits and dashes, in any case), with what `candidates` found beside it.
+    /// - Parameter candidates: the ids starting with a lowercased prefix, a few at most.
+    /// - Throws: `notFound(text)`; ``Error/ambiguousIdentifier(prefix:matches:)``.
+    func resolve<Found: Sendable>(
+        _ text: String, notFound: @escaping @Sendable (String) -> Error,
+        candidates: @escaping @Sendable (String, any SQLTransaction) throws -> [(id: String, found: Found)]
+    ) async throws -> (id: String, found: Found) {
         let prefix = text.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw notFound(text) }
-        let matches = try await catalog.read { db in
-            try db.query("SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
-                         [.text(prefix), .text(prefix + "\u{10FFFF}")]).map { try $0.requiredString("id") }
-        }
-        if matches.contains(prefix) { return prefix }
+        let matches = try await catalog.read { db in try candidates(prefix, db) }
+        if let exact = matches.first(where: { $0.id == prefix }) { return exact }
         switch matches.count {
         case 0: throw notFound(text)
         case 1: return matches[0]
-        default: throw Error.ambiguousIdentifier(prefix: text, matches: matches)
+        default: throw Error.ambiguousIdentifier(prefix: text, matches: matches.map(\.id))
         }
     }
 

@@ -116,14 +116,9 @@ extension AttachmentStore {
 
     /// The kind and full identifier of the one item in the trash whose id is `text` or starts with it.
     private func resolveTrashItem(_ text: String) async throws -> (TrashItem.Kind, String) {
-        let prefix = text.lowercased()
-        guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw Error.notInTrash(text) }
-        let matches = try await catalog.read { db in try TrashRecord.ids(startingWith: prefix, limit: 6, in: db) }
-        if let exact = matches.first(where: { $0.1 == prefix }) { return exact }
-        switch matches.count {
-        case 0: throw Error.notInTrash(text)
-        case 1: return matches[0]
-        default: throw Error.ambiguousIdentifier(prefix: text, matches: matches.map(\.1))
+        let match = try await resolve(text, notFound: Error.notInTrash) { prefix, db in
+            try TrashRecord.ids(startingWith: prefix, limit: 6, in: db).map { (id: $0.1, found: $0.0) }
         }
+        return (match.found, match.id)
     }
 }
