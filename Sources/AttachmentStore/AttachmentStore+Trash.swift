@@ -48,7 +48,7 @@ extension AttachmentStore {
         let (kind, full) = try await resolveTrashItem(id)
         let retention = configuration.trashRetentionInterval
         return try await catalog.write { db in
-            guard let item = try TrashRecord.items(retention: retention, in: db).first(where: { $0.id == full }) else {
+            guard let item = try TrashRecord.items(retention: retention, id: full, in: db).first else {
                 throw Error.notInTrash(id)
             }
             let stamp = self.clock.tick()

@@ -74,9 +74,14 @@ struct NoteRoutes {
             try await store.moveNoteToTrash(id)
             return .noContent
         }
-        let attachments = (try? await store.attachments(of: id)) ?? []  // none listed for a note in the trash
+        let listed: [AttachmentID]
+        do {
+            listed = try await store.attachments(of: id).map(\.id)
+        } catch AttachmentStore.Error.noteNotFound {
+            listed = []  // a note in the trash lists none; deleteNote below still answers 404 for one that is gone
+        }
         try await store.deleteNote(id)
-        for attachment in attachments { dependencies.thumbnailResponses.removeAll(of: attachment.id) }
+        for attachment in listed { dependencies.thumbnailResponses.removeAll(of: attachment) }
         return .noContent
     }
 

@@ -4,15 +4,19 @@ import Foundation
 /// The trash, as rows: notes and attachments whose `trashedAt` is set (migration `v13`, which
 /// indexes just those rows).
 enum TrashRecord {
-    /// Everything in the trash, newest first, each to be purged `retention` after it went there.
-    static func items(retention: TimeInterval, in db: any SQLTransaction) throws -> [TrashItem] {
+    /// Everything in the trash (only the item `id`, when given), newest first, each to be purged
+    /// `retention` after it went there.
+    static func items(retention: TimeInterval, id only: String? = nil, in db: any SQLTransaction) throws -> [TrashItem] {
+        let one = only == nil ? "" : " AND note.id = ?"
+        let oneAttachment = only == nil ? "" : " AND attachment.id = ?"
+        let argument: [SQLValue] = only.map { [.text($0)] } ?? []
         let notes = try db.query("""
             SELECT note.id, note.title, note.trashedAt,
                    (SELECT COUNT(*) FROM attachment WHERE attachment.noteId = note.id AND attachment.trashedAt IS NULL) AS attachments,
                    (SELECT COALESCE(SUM(blob.byteCount), 0) FROM attachment JOIN blob ON blob.hash = attachment.blobHash
                      WHERE attachment.noteId = note.id AND attachment.trashedAt IS NULL) AS bytes
-            FROM note WHERE note.trashedAt IS NOT NULL
-            """, []).map { row in
+            FROM note WHERE note.trashedAt IS NOT NULL\(one)
+            """, argument).map { row in
             let trashedAt = try row.requiredDate("trashedAt")
             let id = try row.requiredString("id")
             return TrashItem(id: id, kind: .note, noteID: NoteID(rawValue: id), title: try row.requiredString("title"),
@@ -21,8 +25,8 @@ enum TrashRecord {
         }
         let attachments = try db.query("""
             SELECT attachment.id, attachment.noteId, attachment.filename, attachment.mediaType, attachment.trashedAt, blob.byteCount
-            FROM attachment JOIN blob ON blob.hash = attachment.blobHash WHERE attachment.trashedAt IS NOT NULL
-            """, []).map { row in
+            FROM attachment JOIN blob ON blob.hash = attachment.blobHash WHERE attachment.trashedAt IS NOT NULL\(oneAttachment)
+            """, argument).map { row in
             let trashedAt = try row.requiredDate("trashedAt")
             return TrashItem(id: try row.requiredString("id"), kind: .attachment, noteID: NoteID(rawValue: try row.requiredString("noteId")),
                              title: try row.requiredString("filename"), trashedAt: trashedAt, purgeAt: trashedAt.addingTimeInterval(retention),
