@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
+.PHONY: install dist run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -40,6 +40,12 @@ PREFIX ?= /usr/local
 CONFIGURATION ?= release
 install: deps
 	SWIFT=$(SWIFT) scripts/install.sh $(CONFIGURATION) "$(DESTDIR)$(PREFIX)"
+
+## dist: the release archive dist/attach-VERSION-linux-ARCH.tar.gz (and its .sha256): the release
+## binary built once, stripped, with completions, man page, LICENSE, docs and the service files
+## (scripts/dist.sh; a release build, about 10 minutes from nothing)
+dist: deps
+	SWIFT=$(SWIFT) scripts/dist.sh
 
 ## test-deps: install the tools the tests use (strace) with apt-get when missing
 test-deps:

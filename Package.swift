@@ -36,7 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
-        // The HTTP server (issue 4). swift-configuration support is left out: nothing reads it.
+        // The HTTP server (issue 4). Its own swift-configuration support is left out: `attach` reads
+        // its settings itself (Settings, over swift-configuration) and hands the server a ServerConfiguration.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         // Bearer tokens and login sessions for `attach serve` (issue 12).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
@@ -45,6 +46,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The configuration file and the environment of `attach` (issue 30): the YAML trait reads
+        // /etc/attach/attach.conf.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         // The PostgreSQL catalog (AttachmentPostgres).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         // Micro-benchmarks (`make bench`). Naming the trait turns off the default
@@ -152,7 +156,15 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
-            resources: [.copy("Resources")]
+            // Embedded in the binary (PackageResources.<name> in generated code): an installed
+            // `attach` needs no resource bundle beside it and no build folder (issue 30).
+            resources: [
+                .embedInCode("Resources/openapi.yaml"),
+                .embedInCode("Resources/static/app.css"),
+                .embedInCode("Resources/static/app.js"),
+                .embedInCode("Resources/static/icon.svg"),
+                .embedInCode("Resources/static/resumable-upload.js"),
+            ]
         ),
         // A Swift client of `attach serve` for apps and services (issue 16).
         .target(
@@ -175,6 +187,8 @@ let package = Package(
             dependencies: [
                 "AttachmentStore", "AttachmentSync", "AttachmentServer", "AttachmentS3", "AttachmentPostgres", "CatalogSQL", "S3Client",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             linkerSettings: [

@@ -24,14 +24,15 @@ install -d "$dest/share/bash-completion/completions" "$dest/share/zsh/site-funct
 "$binary" --generate-completion-script zsh >"$dest/share/zsh/site-functions/_attach"
 "$binary" --generate-completion-script fish >"$dest/share/fish/vendor_completions.d/attach.fish"
 
-# The man page: swift-argument-parser's generate-manual plugin (one page with every
-# subcommand), which writes into the plugin's work folder under .build/plugins. The plugin
-# builds its own copy of the tool without RELEASE_FLAGS (a second build of the package's own
-# modules); the binary installed above is the static one.
-"$swift" package generate-manual --configuration "$configuration" >&2
-page=$(find .build/plugins -path '*GenerateManual*' -name attach.1 -newer "$binary" 2>/dev/null | head -n 1)
-[ -n "$page" ] || page=$(find .build/plugins -path '*GenerateManual*' -name attach.1 | head -n 1)
-[ -n "$page" ] || { echo "install.sh: generate-manual wrote no attach.1" >&2; exit 1; }
-install -m 0644 "$page" "$dest/share/man/man1/attach.1"
+# The man page, from the binary just installed: swift-argument-parser's generate-manual tool
+# (a small debug build of its own, ArgumentParser only) asks it for its commands and options
+# (`--experimental-dump-help`) and writes one page with every subcommand. Running the tool
+# ourselves, rather than through `swift package generate-manual`, builds the package once: the
+# plugin would build its own copy of attach without RELEASE_FLAGS.
+"$swift" build --product generate-manual >&2
+manual_tool="$("$swift" build --show-bin-path)/generate-manual"
+"$manual_tool" "$dest/bin/attach" --output-directory "$dest/share/man/man1" >&2
+[ -s "$dest/share/man/man1/attach.1" ] || { echo "install.sh: generate-manual wrote no attach.1" >&2; exit 1; }
+chmod 0644 "$dest/share/man/man1/attach.1"
 
 echo "installed attach $("$dest/bin/attach" --version) into $dest"

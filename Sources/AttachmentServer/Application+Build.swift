@@ -19,8 +19,13 @@ import ServiceLifecycle
 /// - Throws: ``ServerConfiguration/Problem`` for a configuration it refuses,
 ///   `AttachmentStore.Error` when the store cannot be opened or created.
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    try await buildApplication(configuration, readiness: ServerReadiness())
+}
+
+/// ``buildApplication(_:)`` whose `/health/ready` follows `readiness` (503 once it drains).
+func buildApplication(_ configuration: ServerConfiguration, readiness: ServerReadiness) async throws -> some ApplicationProtocol {
     try configuration.validate()
-    let dependencies = try await ServerDependencies.make(configuration)
+    let dependencies = try await ServerDependencies.make(configuration, readiness: readiness)
     let router = buildRouter(dependencies)
     let onRunning = configuration.onServerRunning
     let (headTimeout, writeTimeout) = (TimeAmount(configuration.requestHeadTimeout), TimeAmount(configuration.responseWriteTimeout))
@@ -64,7 +69,8 @@ extension TimeAmount {
 
 extension ServerDependencies {
     /// Opens (or creates) the store and loads the static files.
-    static func make(_ configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics()) async throws -> ServerDependencies {
+    static func make(_ configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
+                     readiness: ServerReadiness = ServerReadiness()) async throws -> ServerDependencies {
         var storeConfiguration = AttachmentStore.Configuration()
         storeConfiguration.logger = configuration.logger
         storeConfiguration.objectStore = configuration.objectStore
@@ -81,12 +87,12 @@ extension ServerDependencies {
         if let update = configuration.storageBudgetUpdate { try await store.setStorageBudget(update(try await store.storageBudget())) }
         let trustedProxies = try TrustedProxies(parsing: configuration.trustedProxies)
         return ServerDependencies(
-            store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: try await StaticAssets.load(),
+            store: store, configuration: configuration, metrics: metrics, fileIO: FileIO(), assets: StaticAssets.load(),
             thumbnailResponses: ThumbnailResponseCache(), fetcher: fetcher, uploadSlots: UploadSlots(limit: configuration.maxConcurrentUploads),
             trustedProxies: trustedProxies,
-            sessions: LoginSessions(lifetime: configuration.sessionLifetime,
+            sessions: LoginSessions(store: store, lifetime: configuration.sessionLifetime, logger: configuration.logger,
                                     secureCookie: configuration.tls != nil || configuration.publicURL?.scheme?.lowercased() == "https"),
-            peerHTTP: peerHTTP,
+            peerHTTP: peerHTTP, readiness: readiness,
             connections: ConnectionTable(limit: configuration.maxConnections, perClientLimit: configuration.maxConnectionsPerClient,
                                          exempt: trustedProxies, metrics: metrics, logger: configuration.logger)
         )

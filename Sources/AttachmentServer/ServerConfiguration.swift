@@ -143,6 +143,9 @@ public struct ServerConfiguration: Sendable {
     /// Re-hash stored blobs in the background at most this many bytes per second; `nil` (the
     /// default) for no background scrub.
     public var scrubRate: Int64?
+    /// How long a stopping server keeps serving after `/health/ready` turned 503, so a load
+    /// balancer polling it moves new requests elsewhere first. Default 0: stop at once.
+    public var drainDelay: Duration = .zero
     /// Called once the server listens, with the port it got (useful with ``port`` `0`).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
 
@@ -184,6 +187,7 @@ public struct ServerConfiguration: Sendable {
         }
         if let peerToken, peerToken.isEmpty { throw .emptyToken }
         if let scrubRate, scrubRate <= 0 { throw .invalidLimit(name: "scrub rate", Int(clamping: scrubRate)) }
+        guard drainDelay >= .zero, drainDelay <= .seconds(300) else { throw .invalidDuration(name: "drain delay") }
         guard budgetInterval > .zero else { throw .invalidDuration(name: "budget interval") }
         guard maxConnections > 0 else { throw .invalidLimit(name: "connection limit", maxConnections) }
         guard maxConnectionsPerClient > 0 else { throw .invalidLimit(name: "per-client connection limit", maxConnectionsPerClient) }

@@ -39,6 +39,8 @@ struct ServerDependencies: Sendable {
     let sessions: LoginSessions
     /// The HTTP client for peers (trusting `--peer-ca` when given).
     let peerHTTP: PeerHTTPClient
+    /// Whether the server is draining (then `/health/ready` answers 503).
+    let readiness: ServerReadiness
     /// The open connections, by client address (limits, shedding, who authenticated).
     let connections: ConnectionTable
 }

@@ -236,8 +236,8 @@ struct BackupSnapshot {
         }
     }
 
-    /// Drops the rows of originals nothing references (garbage `gc` had not yet collected) and
-    /// object-store leases, and — for a store whose originals live in an object store —
+    /// Drops the rows of originals nothing references (garbage `gc` had not yet collected),
+    /// object-store leases and login sessions (both belong to the running servers), and — for a store whose originals live in an object store —
     /// records that the backup keeps them as files. Returns the snapshot's size. Blocks.
     func finish(placingFiles: Bool) throws -> Int64 {
         let queue = try DatabaseQueue(path: path)
@@ -245,6 +245,7 @@ struct BackupSnapshot {
             let transaction = GRDBTransaction(db: db)
             for record in try BlobRecord.unreferenced(in: transaction) { try BlobRecord.delete(record.hash, in: transaction) }
             try db.execute(sql: "DELETE FROM blobLease")
+            try db.execute(sql: "DELETE FROM loginSession")
             if placingFiles {
                 try StoreSetting.set("blobPlacement", BlobPlacement.files.rawValue, in: transaction)
                 try db.execute(sql: "DELETE FROM storeSetting WHERE key = 'objectStoreLocation'")

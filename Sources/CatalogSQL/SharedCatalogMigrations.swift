@@ -188,6 +188,15 @@ public enum SharedCatalogMigrations {
                 "ALTER TABLE noteVersion ADD COLUMN versions TEXT NOT NULL DEFAULT '{}'",
             ]
         },
+        Migration(id: "v15: login sessions every server of a store shares") { _ in
+            // A browser's session, by the SHA-256 of its cookie's key (a copy of the catalog opens
+            // no session), so that several servers behind a load balancer accept one login. Not
+            // part of the change feed: sessions belong to this store's servers, not to its peers.
+            [
+                "CREATE TABLE loginSession (keyHash TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL, expiresAt TEXT)",
+                "CREATE INDEX loginSession_on_expiresAt ON loginSession(expiresAt) WHERE expiresAt IS NOT NULL",
+            ]
+        },
     ]
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema

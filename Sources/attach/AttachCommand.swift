@@ -14,6 +14,8 @@ struct AttachCommand: AsyncParsableCommand {
         abstract: "Keep notes with large photo attachments: originals byte for byte, never re-encoded.",
         discussion: """
             The store is a folder (default ./attach-data, or $ATTACH_STORE, or --store DIR).
+            Settings not on the command line come from the environment (ATTACH_<OPTION>), then
+            from the YAML file --config FILE, $ATTACH_CONFIG or /etc/attach/attach.conf.
             Exit codes: 0 ok, 1 usage or input error, 2 damage or internal error.
             """,
         version: Version.description,
@@ -29,7 +31,15 @@ struct AttachCommand: AsyncParsableCommand {
     static func main() async {
         LoggingSystem.bootstrap(StandardErrorLogHandler.init)
         Signals.ignoreFileSizeLimit()
-        let arguments = EnvironmentArguments(Array(CommandLine.arguments.dropFirst()))
+        let given = Array(CommandLine.arguments.dropFirst())
+        let settings: Settings
+        do {
+            settings = try await Settings.load(arguments: given, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            Foundation.exit(ExitStatus.report(error))
+        }
+        ProcessSettings.use(settings)
+        let arguments = EnvironmentArguments(given, settings: settings)
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments.arguments)

@@ -28,7 +28,7 @@ struct ServeCommandTests {
 
 @Suite("attach serve from the environment", .timeLimit(.minutes(2)))
 struct ServeEnvironmentTests {
-    @Test("every option of attach serve is also read from an ATTACH_ variable")
+    @Test("every option of attach serve is also read from an ATTACH_ variable and a key of the configuration file")
     func everyOptionHasAVariable() async throws {
         let dump = try await Attach.run(["serve", "--experimental-dump-help"], store: nil)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
@@ -39,10 +39,12 @@ struct ServeEnvironmentTests {
                 options.insert(try #require(name["name"] as? String))
             }
         }
-        options.subtract(["help", "version"])
+        // --config names the file itself (ATTACH_CONFIG), so it is no key of it.
+        options.subtract(["help", "version", "config"])
         #expect(options.count > 25)
         #expect(options == Set(ServeCommand.environmentOptions),
                 "without a variable: \(options.subtracting(ServeCommand.environmentOptions).sorted())")
+        #expect(Settings.knownKeys == options, "the file's keys are the options")
     }
 
     @Test("settings and the token file come from the environment; the command line wins")

@@ -192,6 +192,39 @@ struct AuthenticationTests {
         }
     }
 
+    @Test("a login made through one server is accepted by another server of the same store, and by a restarted one")
+    func sessionIsSharedByServersOfOneStore() async throws {
+        let fixture = try ServerFixture(token: Self.token)
+        let serverA = try await buildApplication(fixture.configuration)
+        let serverB = try await buildApplication(fixture.configuration)
+        let cookie = try await serverA.test(.router) { client in try await Self.logIn(client) }
+        try await serverB.test(.router) { client in
+            #expect(try await client.execute(uri: "/api/notes", method: .get, headers: [.cookie: cookie]).status == .ok,
+                    "B reads the session A wrote into the catalog")
+            let logout = try await client.execute(uri: "/logout", method: .post, headers: [.cookie: cookie])
+            #expect(logout.status == .seeOther)
+        }
+        let restarted = try await buildApplication(fixture.configuration)
+        try await restarted.test(.router) { client in
+            #expect(try await client.execute(uri: "/api/notes", method: .get, headers: [.cookie: cookie]).status == .unauthorized,
+                    "a logout on B ends the session for every server")
+            let again = try await Self.logIn(client)
+            #expect(try await client.execute(uri: "/api/notes", method: .get, headers: [.cookie: again]).status == .ok)
+        }
+    }
+
+    @Test("the catalog keeps a session's key only as a hash: a copy of the catalog opens no session")
+    func catalogHoldsNoSessionKey() async throws {
+        let fixture = try ServerFixture(token: Self.token)
+        let cookie = try await fixture.test { client in try await Self.logIn(client) }
+        let key = try #require(cookie.split(separator: "=", maxSplits: 1).last.map(String.init))
+        let catalog = try Data(contentsOf: fixture.configuration.storeDirectory.appending(path: "catalog.sqlite"))
+            + ((try? Data(contentsOf: fixture.configuration.storeDirectory.appending(path: "catalog.sqlite-wal"))) ?? Data())
+        #expect(catalog.range(of: Data(key.utf8)) == nil, "the cookie's key is nowhere in the catalog's bytes")
+        let store = try await fixture.store()
+        #expect(try await store.sessionValue(key: "session." + key) != nil, "the session is there, under its hash")
+    }
+
     @Test("a session expires after its lifetime")
     func sessionsExpire() async throws {
         var fixture = try ServerFixture(token: Self.token)

@@ -77,6 +77,7 @@ struct EdgeTrustTests {
         try await LiveServerTests.serve(fixture) { port, _ in
             #expect(try await HostAllowListTests.send(port, "GET /health HTTP/1.1", ["Host: 127.0.0.1"]).status == 200)
             catalog.fails(true)
+            try await Task.sleep(for: .milliseconds(1100))  // past the readiness answer all probes share for a second
             let response = try await HostAllowListTests.send(port, "GET /health HTTP/1.1", ["Host: 127.0.0.1"])
             #expect(response.status == 503)
             #expect(HostAllowListTests.errorCode(response) == "unhealthy")

@@ -8,7 +8,7 @@ import Yams
 struct OpenAPIDocumentTests {
     /// The document as the server serves it, parsed.
     static func document() async throws -> [String: Any] {
-        let assets = try await StaticAssets.load()
+        let assets = StaticAssets.load()
         let asset = try #require(assets["openapi.yaml"])
         let text = String(buffer: asset.bytes)
         return try #require(try Yams.load(yaml: text) as? [String: Any])

@@ -17,7 +17,7 @@ struct WebUIRenderingTests {
     static let hash = BlobHash(rawValue: String(repeating: "5e", count: 32))!
     static let date = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18 11:06:40 UTC
 
-    static func assets() async throws -> StaticAssets { try await StaticAssets.load() }
+    static func assets() async throws -> StaticAssets { StaticAssets.load() }
 
     static func note(title: String = "Trip", body: String = "", id: NoteID = noteID, updatedAt: Date = date) -> Note {
         Note(id: id, title: title, body: body, createdAt: date, updatedAt: updatedAt)

@@ -1,12 +1,14 @@
 import Hummingbird
 
-/// `/health`, `/metrics` (Prometheus text), `/openapi.yaml` and the web UI's `/static/` files.
+/// `/health`, `/health/live`, `/health/ready`, `/metrics` (Prometheus text), `/openapi.yaml` and the web UI's `/static/` files.
 struct SystemRoutes {
     let dependencies: ServerDependencies
 
-    /// What anyone may read: `/health` and the login page's own static files.
+    /// What anyone may read: the health checks and the login page's own static files.
     func registerPublic(on router: some RouterMethods<AppRequestContext>) {
-        router.get("health", use: health)
+        router.get("health", use: ready)
+        router.get("health/live", use: live)
+        router.get("health/ready", use: ready)
         for name in LoginPage.assetNames.sorted() {
             router.get(RouterPath("static/\(name)")) { request, _ in try self.serve(name, request: request, shared: true) }
         }
@@ -20,14 +22,27 @@ struct SystemRoutes {
         router.get("static/:name", use: asset)
     }
 
-    /// 200 `{"status":"ok"}` when the catalog answers a query; else 503 `unhealthy` with a
+    /// 200 `{"status":"ok"}` while the process serves HTTP at all: a supervisor restarts the
+    /// server when this fails. It asks nothing of the store, so a database outage does not get
+    /// every server restarted at once.
+    @Sendable func live(_ request: Request, context: AppRequestContext) async throws -> Health {
+        Health(status: "ok")
+    }
+
+    /// 200 `{"status":"ok"}` when the server takes work: not draining, and the catalog, the store
+    /// folder and the object store (if any) each answer within 3 s
+    /// (``AttachmentStore/checkReadiness(within:)``). Else 503: `draining`, or `unhealthy` with a
     /// generic reason. Anyone may ask, so the answer names no database or object store address
-    /// (nor any other detail of the failure): that goes to the server log.
-    @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
-        do {
-            _ = try await dependencies.store.notes(limit: 1)
-        } catch {
-            context.logger.error("health check failed", metadata: ["error": "\(error)"])
+    /// (nor any other detail of the failure): that goes to the server log. `/health` is the same.
+    @Sendable func ready(_ request: Request, context: AppRequestContext) async throws -> Health {
+        guard !dependencies.readiness.isDraining else {
+            throw ServerError(.serviceUnavailable, code: "draining", message: "the server is stopping; ask another")
+        }
+        let readiness = await dependencies.readiness.storeChecks.readiness(of: dependencies.store)
+        guard readiness.isReady else {
+            for check in readiness.problems {
+                context.logger.error("health check failed", metadata: ["part": "\(check.part)", "error": "\(check.problem ?? "")"])
+            }
             throw ServerError(.serviceUnavailable, code: "unhealthy",
                               message: "the store does not answer; the server's log says why")
         }

@@ -1,9 +1,12 @@
+import AttachmentStore
 import Hummingbird
 import HummingbirdAuth
+import Logging
 
 /// What the server keeps for a browser that logged in: the scope its token granted. Kept in
-/// memory by the server under a random 256-bit id that travels only in the
-/// `HttpOnly; SameSite=Strict` cookie; a restart ends every session.
+/// the store's catalog (``CatalogPersistDriver``) under a random 256-bit id that travels only in
+/// the `HttpOnly; SameSite=Strict` cookie, so every server of the store accepts it and a restart
+/// keeps it.
 public struct LoginSession: Codable, Sendable {
     /// What the session may do (a login needs the full token, so this is ``AccessScope/full``).
     public var scope: AccessScope
@@ -14,15 +17,15 @@ struct LoginSessions: Sendable {
     /// The cookie's name.
     static let cookieName = "attach_session"
 
-    /// The in-memory store of sessions (run as a service so expired ones are tidied away).
-    let storage: MemoryPersistDriver<ContinuousClock>
+    /// Where sessions are kept: the catalog (run as a service so expired ones are tidied away).
+    let storage: CatalogPersistDriver
     /// How long a session lasts after login.
     let lifetime: Duration
     /// Whether the cookie carries `Secure` (the server is reached over https).
     let secureCookie: Bool
 
-    init(lifetime: Duration, secureCookie: Bool) {
-        self.storage = MemoryPersistDriver(configuration: .init(tidyFrequency: .seconds(600)))
+    init(store: AttachmentStore, lifetime: Duration, logger: Logger, secureCookie: Bool) {
+        self.storage = CatalogPersistDriver(store: store, logger: logger)
         self.lifetime = lifetime
         self.secureCookie = secureCookie
     }

@@ -1,10 +1,8 @@
-import Foundation
 import Hummingbird
 import NIOCore
-import NIOPosix
 
-/// The web UI's files (CSS, JavaScript, icons) and the OpenAPI document, read once from the
-/// target's resources at start and served from memory.
+/// The web UI's files (CSS, JavaScript, icons) and the OpenAPI document, embedded in the binary
+/// and served from memory.
 ///
 /// Each file's address carries a digest of its bytes (`/static/app.js?v=...`), so pages can
 /// let browsers cache them as immutable and still pick up a new version at once.
@@ -27,28 +25,24 @@ struct StaticAssets: Sendable {
         "/static/\(name)?v=\(files[name]?.version ?? "0")"
     }
 
-    /// Reads every file under the `Resources` folder of this target, off the cooperative pool.
-    /// - Throws: when the resources cannot be found or read.
-    static func load() async throws -> StaticAssets {
-        try await NIOThreadPool.singleton.runIfActive {
-            let root = Bundle.module.bundleURL.appending(path: "Resources")
-            guard FileManager.default.fileExists(atPath: root.path(percentEncoded: false)) else {
-                throw ServerError(.internalServerError, code: "resources_missing", message: "the server's resource bundle is missing")
-            }
-            var files: [String: Asset] = [:]
-            for folder in [root, root.appending(path: "static")] {
-                let names = try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))
-                for name in names.sorted() where !name.hasPrefix(".") {
-                    let url = folder.appending(path: name)
-                    var isDirectory: ObjCBool = false
-                    guard FileManager.default.fileExists(atPath: url.path(percentEncoded: false), isDirectory: &isDirectory),
-                          !isDirectory.boolValue else { continue }
-                    let data = try Data(contentsOf: url)
-                    files[name] = Asset(bytes: ByteBuffer(data: data), contentType: contentType(of: name), version: digest(data))
-                }
-            }
-            return StaticAssets(files: files)
+    /// The files embedded in the binary at build time (Package.swift's `embedInCode` resources),
+    /// by the name they are served under. An installed `attach` carries them; nothing is read
+    /// from disk, so no build folder or resource bundle has to travel with it.
+    static let embedded: [(name: String, bytes: [UInt8])] = [
+        ("openapi.yaml", PackageResources.openapi_yaml),
+        ("app.css", PackageResources.app_css),
+        ("app.js", PackageResources.app_js),
+        ("icon.svg", PackageResources.icon_svg),
+        ("resumable-upload.js", PackageResources.resumable_upload_js),
+    ]
+
+    /// The embedded files, each with its content type and version digest.
+    static func load() -> StaticAssets {
+        var files: [String: Asset] = [:]
+        for (name, bytes) in embedded {
+            files[name] = Asset(bytes: ByteBuffer(bytes: bytes), contentType: contentType(of: name), version: digest(bytes))
         }
+        return StaticAssets(files: files)
     }
 
     private static func contentType(of name: String) -> String {
@@ -65,9 +59,9 @@ struct StaticAssets: Sendable {
     }
 
     /// FNV-1a, 64 bits, in hex: enough to tell versions of a file apart.
-    private static func digest(_ data: Data) -> String {
+    private static func digest(_ bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
@@ -75,4 +69,3 @@ struct StaticAssets: Sendable {
     }
 }
 
-import NIOFoundationCompat

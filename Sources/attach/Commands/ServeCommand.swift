@@ -11,12 +11,14 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the web UI and the JSON API (default http://127.0.0.1:8080).",
         discussion: """
             Creates the store when the folder is missing or empty. Stops gracefully on SIGINT or
-            SIGTERM: requests in flight, uploads included, finish first. Every option can also
+            SIGTERM: /health/ready turns 503 at once, the server keeps serving for --drain-delay,
+            then requests in flight, uploads included, finish first. Under systemd (Type=notify)
+            it reports READY=1 once it listens and STOPPING=1 on the signal. Every option can also
             be given in the environment as ATTACH_<OPTION> (ATTACH_MAX_UPLOAD=512; a list for
             --peer, --peer-token-file, --allowed-host and --trusted-proxy is comma-separated); the command line wins.
             Each peer gets its own token (--peer-token-file URL=FILE or --peers-file FILE) and
             never another's; --peer-token is refused with more than one peer. With --token every
-            route but /health and the login page needs credentials: `Authorization: Bearer
+            route but /health, /health/live, /health/ready and the login page needs credentials: `Authorization: Bearer
             TOKEN`, or the session cookie a browser gets by logging in at /login. Listening
             beyond loopback needs --token. Requests naming a Host other than loopback,
             localhost, the bound address, --public-url or an --allowed-host are refused (421).
@@ -31,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
         "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch", "push",
         "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate", "trash-days",
-        "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime",
+        "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime", "drain-delay",
     ]
     /// The options that may be given more than once (a comma-separated list in the environment).
     static let repeatableOptions: Set<String> = ["peer", "peer-token-file", "allowed-host", "trusted-proxy"]
@@ -201,6 +203,11 @@ struct ServeCommand: AsyncParsableCommand {
                                + "is quarantined and repaired from a peer. Default: no background scrub.", valueName: "SIZE"))
     var scrubRate: ByteSize?
 
+    @Option(name: .customLong("drain-delay"),
+            help: ArgumentHelp("Seconds a stopping server keeps serving after /health/ready turned 503, so a load balancer "
+                               + "polling it moves new requests elsewhere first (0 to 300).", valueName: "SECONDS"))
+    var drainDelay: Double = 0
+
     func run() async throws {
         var configuration = ServerConfiguration()
         configuration.host = host
@@ -264,6 +271,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.pushMode = pushMode
         guard budgetInterval > 0 else { throw ValidationError("--budget-interval must be a positive number of seconds") }
         configuration.budgetInterval = .milliseconds(Int64(budgetInterval * 1000))
+        guard (0...300).contains(drainDelay) else { throw ValidationError("--drain-delay takes a number of seconds from 0 to 300") }
+        configuration.drainDelay = .milliseconds(Int64(drainDelay * 1000))
         configuration.partialDownloads = partialDownloadOptions.limits
         configuration.trashRetention = trashOptions.retention
         if budgetOptions.isGiven { configuration.storageBudgetUpdate = { [budgetOptions] in budgetOptions.applied(to: $0) } }

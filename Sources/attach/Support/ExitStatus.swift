@@ -23,6 +23,9 @@ enum ExitStatus {
         case let refusal as SafeFilename.Error:
             Console.error("attach: \(refusal); nothing was written. Give -o a file path to write it under a name of your choosing")
             return inputError
+        case let problem as SettingsError:
+            Console.error("attach: \(problem)")
+            return inputError
         case is CancellationError:
             Console.error("attach: cancelled")
             return inputError

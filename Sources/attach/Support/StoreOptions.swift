@@ -6,28 +6,36 @@ import CatalogSQL
 import Foundation
 import Logging
 
-/// `--store DIR`, `--catalog LOCATION` and `--blobs LOCATION`, shared by every command that opens a store.
+/// `--store DIR`, `--catalog LOCATION` and `--blobs LOCATION`, shared by every command that opens a
+/// store. Each not on the command line comes from the environment (`ATTACH_STORE`, …), else the
+/// configuration file (``Settings``), so admin commands open the store the service serves.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store folder.", discussion: "Default: $ATTACH_STORE, else ./attach-data.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Read settings not given on the command line from this YAML file (keys: attach serve's option names).",
+        discussion: "Default: $ATTACH_CONFIG, else /etc/attach/attach.conf when it exists. The environment (ATTACH_<OPTION>) wins over it.",
+        valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("The store folder.", discussion: "Default: $ATTACH_STORE, else store: in the configuration file, else ./attach-data.", valueName: "DIR"))
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the originals live: files (in the store folder) or s3://BUCKET[/PREFIX]?endpoint=URL.",
-        discussion: "Default: $ATTACH_BLOBS, else files. S3 credentials come from S3_ACCESS_KEY and S3_SECRET_KEY, "
+        discussion: "Default: $ATTACH_BLOBS, else blobs: in the configuration file, else files. S3 credentials come from S3_ACCESS_KEY and S3_SECRET_KEY, "
             + "the region from S3_REGION. A store created with one location must be opened with it afterwards.",
         valueName: "LOCATION"))
     var blobs: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the catalog lives: sqlite (catalog.sqlite in the store folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME].",
-        discussion: "Default: $ATTACH_CATALOG, else sqlite. With PostgreSQL the store folder keeps only this machine's "
+        discussion: "Default: $ATTACH_CATALOG, else catalog: in the configuration file, else sqlite. With PostgreSQL the store folder keeps only this machine's "
             + "staging area and caches; servers sharing a catalog must share --blobs too (an S3 bucket).",
         valueName: "LOCATION"))
     var catalog: String?
 
     /// The store folder this invocation means.
     var url: URL {
-        let path = store ?? ProcessInfo.processInfo.environment["ATTACH_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? "attach-data"
+        let path = store ?? ProcessSettings.current.value("store") ?? "attach-data"
         return URL(filePath: path, directoryHint: .isDirectory)
     }
 
@@ -35,8 +43,8 @@ struct StoreOptions: ParsableArguments {
     /// - Throws: `ValidationError` naming what is wrong with the location.
     func blobLocation() throws -> BlobStorageLocation {
         do {
-            if let blobs { return try BlobStorageLocation(parsing: blobs) }
-            return try BlobStorageLocation.fromEnvironment()
+            if let blobs = blobs ?? ProcessSettings.current.value("blobs") { return try BlobStorageLocation(parsing: blobs) }
+            return .files
         } catch {
             throw ValidationError(error.description)
         }
@@ -49,7 +57,7 @@ struct StoreOptions: ParsableArguments {
     func catalogDatabase(logger: Logger = Logger(label: "attach-catalog")) async throws -> (any SQLDatabase)? {
         let environment = ProcessInfo.processInfo.environment
         // ATTACH_CATALOG_FILE: the URL (with its password) from a file, off every command line.
-        let text = try catalog ?? environment["ATTACH_CATALOG"].flatMap { $0.isEmpty ? nil : $0 }
+        let text = try catalog ?? ProcessSettings.current.value("catalog")
             ?? environment["ATTACH_CATALOG_FILE"].flatMap { $0.isEmpty ? nil : try SecretFile.read($0, for: "ATTACH_CATALOG_FILE") } ?? ""
         if text.isEmpty || text == "sqlite" { return nil }
         guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
