@@ -82,7 +82,27 @@ struct ConfigurationFileTests {
         #expect(settings.value("token") == "a-secret-of-sixteen-bytes")
     }
 
-    @Test("a malformed value from the file names the file and the key")
+    @Test("a catalog URL with a password counts as a secret; one without a password does not")
+    func catalogPasswordIsASecret() async throws {
+        let (directory, path) = try Self.file("catalog: postgres://attach:hunter2@db.internal/attach\n", mode: 0o640)
+        _ = directory
+        let error = await #expect(throws: SettingsError.self) { try await Settings.load(arguments: ["gc", "--config", path], environment: [:]) }
+        #expect(error?.description.contains("password") == true && error?.description.contains("hunter2") == false)
+        try "catalog: postgres://attach@db.internal/attach\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o644)
+        let settings = try await Settings.load(arguments: ["gc", "--config", path], environment: [:])
+        #expect(settings.value("catalog") == "postgres://attach@db.internal/attach")
+    }
+
+    @Test("a repeatable option written as one value in the file is a list of one")
+    func singleValueForRepeatableOption() async throws {
+        let (directory, path) = try Self.file("peer: http://single:1\n")
+        _ = directory
+        let settings = try await Settings.load(arguments: ["serve", "--config", path], environment: [:])
+        #expect(EnvironmentArguments(["serve"], settings: settings).arguments == ["serve", "--peer=http://single:1"])
+    }
+
+
     func valueErrorNamesTheFile() async throws {
         let (directory, path) = try Self.file("port: eighty\n")
         _ = directory

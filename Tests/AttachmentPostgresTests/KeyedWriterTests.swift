@@ -86,7 +86,7 @@ extension PostgresCatalogTests {
         func differentKeysOverlapSameKeyWaits() async throws {
             try await Self.withTwoCatalogs { first, second in
                 let parked = ParkedWrite(first, locking: ["note:a"])
-                #expect(await parked.hasEntered(within: 10))
+                #expect(await parked.hasEntered(within: 60))
 
                 let otherKey = Completion {
                     try await second.write(locking: ["note:b"]) { _ = try $0.execute("INSERT INTO storeSetting (key, value) VALUES ('b', '1')") }
@@ -94,7 +94,7 @@ extension PostgresCatalogTests {
                 // Before the plain write starts: a plain write that waits holds up keyed writers
                 // that come after it (PostgreSQL queues a shared request behind a waiting
                 // exclusive one), so started together, note:b could rightly queue behind it.
-                #expect(await otherKey.finished(within: 10), "a writer of note:b waited for the holder of note:a")
+                #expect(await otherKey.finished(within: 60), "a writer of note:b waited for the holder of note:a")
                 let sameKey = Completion {
                     try await second.write(locking: ["note:b", "note:a"]) { _ = try $0.execute("INSERT INTO storeSetting (key, value) VALUES ('a', '1')") }
                 }
@@ -105,8 +105,8 @@ extension PostgresCatalogTests {
                 #expect(!(await plain.finished(within: 0.5)), "a plain write did not wait for a keyed one")
 
                 try await parked.release()
-                #expect(await sameKey.finished(within: 10))
-                #expect(await plain.finished(within: 10))
+                #expect(await sameKey.finished(within: 60))
+                #expect(await plain.finished(within: 60))
                 try await sameKey.task.value
                 try await plain.task.value
                 let keys = try await first.read { try $0.query("SELECT key FROM storeSetting WHERE key IN ('a', 'b', 'plain') ORDER BY key", []) }
@@ -118,11 +118,11 @@ extension PostgresCatalogTests {
         func plainWriteExcludesKeyedWriters() async throws {
             try await Self.withTwoCatalogs { first, second in
                 let plain = ParkedWrite(first, locking: nil)
-                #expect(await plain.hasEntered(within: 10))
+                #expect(await plain.hasEntered(within: 60))
                 let keyed = Completion { try await second.write(locking: ["note:z"]) { _ in } }
                 #expect(!(await keyed.finished(within: 0.5)), "a keyed writer ran beside a plain write")
                 try await plain.release()
-                #expect(await keyed.finished(within: 10))
+                #expect(await keyed.finished(within: 60))
                 try await keyed.task.value
             }
         }
@@ -134,7 +134,7 @@ extension PostgresCatalogTests {
                 let now = SQLValue.date(Date())
                 // The slow writer inserts its note first, then stays open while a quick one commits.
                 let slow = ParkedWrite(first, locking: ["note:slow"]) { _ = try $0.execute(insertNote, ["slow", now, now]) }
-                #expect(await slow.hasEntered(within: 10))
+                #expect(await slow.hasEntered(within: 60))
                 try await second.write(locking: ["note:quick"]) { _ = try $0.execute(insertNote, ["quick", now, now]) }
 
                 // A reader catches up to the end of the feed, as a peer's cursor would.

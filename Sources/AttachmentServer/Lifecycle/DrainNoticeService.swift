@@ -18,7 +18,9 @@ struct DrainNoticeService: Service {
         SystemdNotifier.notify("STOPPING=1")
         guard delay > .zero else { return }
         logger.info("draining: /health/ready answers 503; stopping in \(delay)")
-        // Not cancellable by the shutdown itself (it is what started us); a second signal ends the process.
+        // A second SIGTERM does not cut the delay short (the service group acts on the first);
+        // SIGKILL does, which systemd sends after the unit's TimeoutStopSec (90 s): keep the
+        // delay well below it.
         try? await Task.sleep(for: delay)
     }
 }

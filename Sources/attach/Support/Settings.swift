@@ -129,7 +129,9 @@ struct Settings: Sendable {
                 throw SettingsError.wrongShape(file: path, key: key, takesList: ServeCommand.repeatableOptions.contains(key))
             }
         }
-        if let secret = mapping.keys.sorted().first(where: secretKeys.contains) {
+        // A PostgreSQL URL with a password in it is a secret too (better: catalog in ATTACH_CATALOG_FILE).
+        let catalogHasPassword = (mapping["catalog"] as? String).flatMap { URLComponents(string: $0)?.password }.map { !$0.isEmpty } ?? false
+        if let secret = mapping.keys.sorted().first(where: secretKeys.contains) ?? (catalogHasPassword ? "catalog" : nil) {
             var status = stat()
             if stat(path, &status) == 0, status.st_mode & 0o044 != 0 {
                 throw SettingsError.exposedSecret(file: path, key: secret)

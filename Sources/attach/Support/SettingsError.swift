@@ -33,6 +33,9 @@ enum SettingsError: Error, CustomStringConvertible {
                 + "max-upload, token-file, …)"
         case .wrongShape(let file, let key, let takesList):
             "configuration file \(file): \(key) takes " + (takesList ? "a value or a list of values" : "one value")
+        case .exposedSecret(let file, let key) where key == "catalog":
+            "configuration file \(file) holds a catalog URL with a password but others may read it: chmod 600 it, or put the URL "
+                + "in a file named by ATTACH_CATALOG_FILE"
         case .exposedSecret(let file, let key):
             "configuration file \(file) holds \(key) but others may read it: chmod 600 it, or name a file with \(key)-file"
         case .unusable(let file, let cause):
