@@ -38,11 +38,16 @@ final class CatalogConnections: Sendable {
     init(url: CatalogURL, capacity: Int, logger: Logger) throws {
         let tls = try Self.tlsConfiguration(url.tls)
         let prefers = url.tls == .prefer
-        var configuration = PostgresClient.Configuration(
+        var configuration = url.unixSocketPath.map { socket in
+            PostgresClient.Configuration(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+        } ?? PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: tls.map { prefers ? .prefer($0) : .require($0) } ?? .disable)
-        configuration.options.connectTimeout = .seconds(5)
-        configuration.options.additionalStartupParameters = [("search_path", url.schema)]
+        configuration.options.connectTimeout = url.connectTimeout
+        // Only application_name, which PgBouncer passes on: the search path is set in each
+        // transaction instead (PostgresCatalogDatabase), since a pooler refuses other startup
+        // parameters and hands a session's settings to other clients.
+        configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = capacity
         let client = PostgresClient(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
@@ -50,7 +55,9 @@ final class CatalogConnections: Sendable {
         self.client = client
         self.running = Task { await client.run() }
 
-        var probe = PostgresConnection.Configuration(
+        var probe = try url.unixSocketPath.map { socket in
+            PostgresConnection.Configuration(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+        } ?? PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: try tls.map { configuration in
                 do {
@@ -60,11 +67,11 @@ final class CatalogConnections: Sendable {
                     throw SQLDatabaseError(.other, "cannot set up TLS for PostgreSQL: \(error)")
                 }
             } ?? .disable)
-        probe.options.connectTimeout = .seconds(5)
-        probe.options.additionalStartupParameters = [("search_path", url.schema)]
+        probe.options.connectTimeout = .nanoseconds(Int64(url.connectTimeout.components.seconds) * 1_000_000_000)
+        probe.options.additionalStartupParameters = [("application_name", url.applicationName)]
         self.probeConfiguration = probe
         self.slots = AsyncGate(slots: capacity)
-        self.location = "\(url.host):\(url.port)"
+        self.location = url.location
         self.logger = logger
     }
 

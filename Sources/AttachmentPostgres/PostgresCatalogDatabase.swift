@@ -10,8 +10,10 @@ import PostgresNIO
 /// processes and servers.
 ///
 /// Each catalog lives in one PostgreSQL schema (`public` unless the URL names another with
-/// `?schema=`), created if missing and set as `search_path` on every connection, so one database
-/// can hold many catalogs. ``connect(url:logger:connections:)`` brings the schema up to date.
+/// `?schema=`), created if missing and set as the search path of every transaction
+/// (`set_config('search_path', …, true)`, sent with its `BEGIN`, not as a startup parameter: a
+/// pooler such as PgBouncer in transaction mode refuses those), so one database can hold many
+/// catalogs. ``connect(url:logger:connections:)`` brings the schema up to date.
 ///
 /// What it promises:
 /// - **Writes** (``write(_:)``) are serialised across every process and server using the catalog:
@@ -41,7 +43,8 @@ import PostgresNIO
 ///   numeric → `.integer` when integral (else `.real`), text/varchar/char/name/json/uuid → `.text`,
 ///   bytea → `.blob`, NULL → `.null`; other types throw `.other` (cast them in the query).
 ///   Column names are as PostgreSQL returns them (unquoted names in lower case).
-/// - **Connections**: up to `connections` (default 4) from postgres-nio's `PostgresClient` pool,
+/// - **Connections**: up to `connections` (default 4, or the URL's `pool_max_conns`) from
+///   postgres-nio's `PostgresClient` pool, over TCP or a Unix socket,
 ///   opened lazily and kept alive. A transaction that gets no connection within 5 s, from a
 ///   PostgreSQL that does not answer a probe, fails `.unavailable` with the reason (refused,
 ///   login failed; a PostgreSQL that answers is waited on up to 60 s), so while it is down
@@ -95,7 +98,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     ///   `.unavailable` when PostgreSQL cannot be reached.
     public static func connect(url: String, logger: Logger, connections: Int = 4) async throws -> PostgresCatalogDatabase {
         let parsed = try CatalogURL(url)
-        let database = try PostgresCatalogDatabase(url: parsed, connections: max(1, connections), logger: logger)
+        let database = try PostgresCatalogDatabase(url: parsed, connections: max(1, parsed.poolSize ?? connections), logger: logger)
         do {
             try await database.connections.check()
             try await database.migrate()
@@ -233,13 +236,15 @@ public final class PostgresCatalogDatabase: SQLDatabase {
     ) async throws -> T {
         let threadPool = self.threadPool
         let logger = self.logger
+        let schema = self.schema
         var retried = false
         while true {
             do {
                 return try await connections.withConnection { connection in
                     do {
                         return try await threadPool.runIfActive {
-                            try Self.transaction(connection: connection, logger: logger, begin: begin, prologue: prologue, body: body)
+                            try Self.transaction(connection: connection, logger: logger, schema: schema, begin: begin,
+                                                 prologue: prologue, body: body)
                         }
                     } catch let error as NIOThreadPoolError.ThreadPoolInactive {
                         throw PostgresErrors.classify(error)
@@ -257,19 +262,23 @@ public final class PostgresCatalogDatabase: SQLDatabase {
         var error: SQLDatabaseError
     }
 
-    /// Blocking, on a transaction thread: begin, run `prologue` and `body`, commit or roll back.
+    /// Blocking, on a transaction thread: begin (with the catalog's schema as the transaction's
+    /// search path, both in one round trip), run `prologue` and `body`, commit or roll back.
     /// A connection that failed at the connection level, or could not be rolled back, is closed
     /// so that the pool never hands it out again.
     private static func transaction<T>(
-        connection: PostgresConnection, logger: Logger, begin: String,
+        connection: PostgresConnection, logger: Logger, schema: String, begin: String,
         prologue: (PostgresTransaction) throws -> Void,
         body: (any SQLTransaction) throws -> T
     ) throws -> T {
         let transaction = PostgresTransaction(connection: connection, logger: logger)
         do {
-            try transaction.control(begin)
+            try transaction.control(pipelined: [(begin, []), ("SELECT set_config('search_path', $1, true)", [.text(schema)])])
         } catch let error as SQLDatabaseError {
-            guard transaction.broken else { throw error }
+            guard transaction.broken else {
+                _ = try? transaction.control("ROLLBACK")
+                throw error
+            }
             discard(connection)
             throw BeginFailed(error: error)
         }

@@ -38,6 +38,20 @@ final class PostgresTransaction: SQLTransaction {
         try wait(connection.query(PostgresQuery(unsafeSQL: sql, binds: PostgresValues.bindings(arguments)), logger: logger))
     }
 
+    /// Runs `statements` as they are, outside any savepoint, queued back to back on the
+    /// connection (one round trip), in order.
+    /// - Throws: the first statement's error, after every statement has answered.
+    func control(pipelined statements: [(String, [SQLValue])]) throws {
+        let answers = statements.map { sql, arguments in
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: PostgresValues.bindings(arguments)), logger: logger)
+        }
+        var first: (any Error)?
+        for answer in answers {
+            do { try wait(answer) } catch { first = first ?? error }
+        }
+        if let first { throw first }
+    }
+
     private func statement(_ sql: String, _ arguments: [SQLValue]) throws -> PostgresQueryResult {
         let (translated, count) = Placeholders.translate(sql)
         guard count == arguments.count else {

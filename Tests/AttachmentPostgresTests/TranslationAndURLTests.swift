@@ -35,7 +35,7 @@ struct CatalogURLTests {
     }
 
     @Test("malformed URLs and schema names that would need quoting are refused as .other", arguments: [
-        "http://u:p@h:1/db", "postgres://u:p@h:1/", "postgres://h:1/db", "postgres://u:p@h:1/db?schema=Upper",
+        "http://u:p@h:1/db", "postgres://u:p@h:0/db", "postgres://a:1,b:2/db", "postgres://u:p@h:1/db?schema=Upper",
         "postgres://u:p@h:1/db?schema=pg_x", "postgres://u:p@h:1/db?schema=1a", "postgres://u:p@h:1/db?schema=a-b",
         "postgres://u:p@h:1/db?sslmode=allow", "postgres://u:p@h:1/db?sslmode=Prefer", "postgres://u:p@h:1/db?sslmode=",
         "postgres://u:p@h:1/db?sslrootcert=/ca.pem", "postgres://u:p@h:1/db?sslmode=require&sslrootcert=/ca.pem",

@@ -27,7 +27,7 @@ struct StoreOptions: ParsableArguments {
     var blobs: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Where the catalog lives: sqlite (catalog.sqlite in the store folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME].",
+        "Where the catalog lives: sqlite (catalog.sqlite in the store folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME] (libpq's URL; HOST may be a socket directory).",
         discussion: "Default: $ATTACH_CATALOG, else catalog: in the configuration file, else sqlite. With PostgreSQL the store folder keeps only this machine's "
             + "staging area and caches; servers sharing a catalog must share --blobs too (an S3 bucket).",
         valueName: "LOCATION"))
