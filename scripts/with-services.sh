@@ -82,6 +82,8 @@ case $pg_url in
 esac
 export ATTACH_TEST_POSTGRES=$pg_url
 export ATTACH_TEST_POSTGRES_CA=$pg_state/ca.crt
+ATTACH_TEST_POSTGRES_SOCKET_DIR=$(cat "$pg_state/socket-dir")
+export ATTACH_TEST_POSTGRES_SOCKET_DIR
 export ATTACH_POSTGRES_SERVICE_DIR=$pg_state
 export ATTACH_POSTGRES_SERVICE_SCRIPT=$services/postgres.sh
 echo "with-services.sh: PostgreSQL at 127.0.0.1:$pg_port (ATTACH_TEST_POSTGRES)" >&2

@@ -90,10 +90,21 @@ public final class PostgresCatalogDatabase: SQLDatabase {
         self.threadPool.start()
     }
 
-    /// Opens the catalog at `url` (`postgres://USER:PASSWORD@HOST:PORT/DATABASE[?schema=NAME]`;
-    /// a schema name is 1–63 of `a-z`, `0-9`, `_`, not starting with a digit or `pg_`), creating
-    /// its schema when missing and applying the migrations it lacks (see ``migrate()``).
-    /// - Parameter connections: the most connections (and transaction threads) it uses, at least 1.
+    /// Checks that `url` is a catalog URL this type can open (see ``connect(url:logger:connections:)``),
+    /// filling what it leaves out from libpq's `PG*` variables, without connecting.
+    /// - Throws: ``SQLDatabaseError`` (`.other`) naming what is wrong, never the password.
+    public static func validate(url: String) throws {
+        _ = try CatalogURL(url)
+    }
+
+    /// Opens the catalog at `url`, a connection URI as libpq reads it
+    /// (`postgres://[USER[:PASSWORD]@][HOST][:PORT][/DATABASE][?PARAMETERS]`, HOST a name, an
+    /// address or a Unix socket's directory; what it leaves out comes from libpq's `PG*`
+    /// variables and defaults; `?schema=` names the schema, 1–63 of `a-z`, `0-9`, `_`, not
+    /// starting with a digit or `pg_`), creating its schema when missing and applying the
+    /// migrations it lacks (see ``migrate()``).
+    /// - Parameter connections: the most connections (and transaction threads) it uses, at
+    ///   least 1, unless the URL's `pool_max_conns` says otherwise.
     /// - Throws: ``SQLDatabaseError``: `.other` for a malformed URL or refused login,
     ///   `.unavailable` when PostgreSQL cannot be reached.
     public static func connect(url: String, logger: Logger, connections: Int = 4) async throws -> PostgresCatalogDatabase {

@@ -123,3 +123,11 @@ extension AttachmentStore {
         }
     }
 }
+
+extension AttachmentStore.Error {
+    /// The store error a catalog database's failure means for a user (`.catalogUnavailable`
+    /// for `.unavailable`, and so on), for sibling modules that open a catalog themselves.
+    package static func catalogFailure(_ error: SQLDatabaseError) -> AttachmentStore.Error {
+        Catalog.storeError(error)
+    }
+}

@@ -75,7 +75,7 @@ struct CatalogURLParsingTests {
         ("postgres://u:p@[]/db", "no host"),
         ("postgres://a:1,b:2/db", "several hosts are not supported; name one (a proxy or a load balancer in front of several)"),
         ("postgres://u:p@h:99999/db", "port must be a number from 1 to 65535"),
-        ("postgres://u:p@h/db?sslmode=verify-full&sslrootcert=", "sslrootcert names no file"),
+        ("postgres://u:p@h/db?sslmode=verify-full&sslrootcert=", "sslrootcert has no value"),
         ("postgres://u:p@h/db?sslrootcert=/ca.pem", "sslrootcert needs sslmode=verify-ca or verify-full"),
         ("postgres://u:p@h/db?Schema=x", "unknown parameter Schema"),
         ("postgres://u:p@h/db?sslmode=REQUIRE", "sslmode must be disable, prefer, require, verify-ca or verify-full"),

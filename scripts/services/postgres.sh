@@ -147,12 +147,6 @@ create_cluster() {
     svc_die "initdb failed (log: $STATE/initdb.log)"
   fi
   rm -f "$pwfile"
-  # TCP from loopback only, always with a SCRAM password.
-  cat >"$DATA/pg_hba.conf" <<'EOF'
-# written by scripts/services/postgres.sh
-# TYPE  DATABASE  USER  ADDRESS        METHOD
-host    all       all   127.0.0.1/32   scram-sha-256
-EOF
   printf "\n# scripts/services/postgres.sh rewrites this file on every start:\ninclude_if_exists = 'attachmentstore.conf'\n" \
     >>"$DATA/postgresql.conf"
 }
@@ -171,13 +165,33 @@ ensure_tls() {
   install -m 0644 "$DATA/server.crt" "$STATE/ca.crt"
 }
 
-# write_settings PORT: the settings this script owns, rewritten on every start.
+# socket_dir: the directory of the cluster's Unix socket, inside the data directory (only its
+# owner and root may enter it). A socket path is at most 107 bytes; a longer one is an error.
+socket_dir() {
+  local dir=$DATA/sockets
+  [ ${#dir} -le 90 ] || svc_die "the socket directory $dir is too long for a Unix socket; use a shorter DIR"
+  echo "$dir"
+}
+
+# write_settings PORT: the settings this script owns, rewritten on every start, and
+# pg_hba.conf: TCP from loopback and the Unix socket, always with a SCRAM password.
 write_settings() {
+  local sockets
+  sockets=$(socket_dir)
+  install -d -m 0700 -o "$OWNER" "$sockets"
+  cat >"$DATA/pg_hba.conf" <<'EOF'
+# written by scripts/services/postgres.sh on every start
+# TYPE  DATABASE  USER  ADDRESS        METHOD
+host    all       all   127.0.0.1/32   scram-sha-256
+local   all       all                  scram-sha-256
+EOF
+  chown "$OWNER" "$DATA/pg_hba.conf"
+  echo "$sockets" >"$STATE/socket-dir"
   {
     echo "# written by scripts/services/postgres.sh on every start"
     echo "listen_addresses = '127.0.0.1'"
     echo "port = $1"
-    echo "unix_socket_directories = ''"
+    echo "unix_socket_directories = '$sockets'"
     echo "password_encryption = 'scram-sha-256'"
     echo "logging_collector = off"
     echo "# the test suites open many stores at once (each up to 4 connections); 100 is not enough"

@@ -103,7 +103,17 @@ if [ "$pg_ok" = 0 ]; then
     [ "$(svc_listen_addrs "$PG_PORT" | sort -u | tr '\n' ' ')" = "127.0.0.1 " ] &&
       [ ! -S "/var/run/postgresql/.s.PGSQL.$PG_PORT" ] && [ ! -S "/tmp/.s.PGSQL.$PG_PORT" ]
   }
-  check "postgres: listens on 127.0.0.1 only, no unix socket" pg_loopback_only
+  check "postgres: listens on 127.0.0.1 only, no socket in the system's socket folders" pg_loopback_only
+
+  pg_own_socket() {
+    local dir out
+    dir=$(<"$PGDIR/socket-dir")
+    [ -S "$dir/.s.PGSQL.$PG_PORT" ] && [ "$(stat -c %a "$dir")" = 700 ] || return 1
+    out=$(PGPASSWORD=$(<"$PGDIR/password") PGCONNECT_TIMEOUT=10 "$PSQL" -X -A -t -v ON_ERROR_STOP=1 \
+      -h "$dir" -p "$PG_PORT" -U attach -d attach -c "SELECT inet_server_addr() IS NULL") || return 1
+    [ "$out" = t ] || { echo "got: $out" >&2; return 1; }
+  }
+  check "postgres: its own Unix socket (mode 0700 folder) with a password" pg_own_socket
 
   check "postgres: url prints the same URL" \
     test "$("$HERE/postgres.sh" url "$PGDIR" 2>/dev/null)" = "$PG_URL"

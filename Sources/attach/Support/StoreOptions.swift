@@ -52,8 +52,8 @@ struct StoreOptions: ParsableArguments {
 
     /// The catalog database `--catalog` (or `ATTACH_CATALOG`) names, connected; `nil` for the
     /// store folder's own SQLite file.
-    /// - Throws: `ValidationError` for a malformed location; the database's error when it
-    ///   cannot be reached.
+    /// - Throws: `ValidationError` for a malformed location; `AttachmentStore.Error`
+    ///   (`.catalogUnavailable` and friends) when the database cannot be reached or opened.
     func catalogDatabase(logger: Logger = Logger(label: "attach-catalog")) async throws -> (any SQLDatabase)? {
         let environment = ProcessInfo.processInfo.environment
         // ATTACH_CATALOG_FILE: the URL (with its password) from a file, off every command line.
@@ -64,9 +64,14 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("--catalog \(text): expected sqlite or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
         do {
+            try PostgresCatalogDatabase.validate(url: text)
+        } catch let error as SQLDatabaseError {
+            throw ValidationError("--catalog: \(error.message)")
+        }
+        do {
             return try await PostgresCatalogDatabase.connect(url: text, logger: logger)
-        } catch let error as SQLDatabaseError where error.kind == .newerSchema {
-            throw AttachmentStore.Error.catalogFromNewerRelease(error)
+        } catch let error as SQLDatabaseError {
+            throw AttachmentStore.Error.catalogFailure(error)
         }
     }
 
