@@ -5,6 +5,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
+import Synchronization
 
 /// A small client for one bucket of an S3-compatible server: objects in and out, streamed,
 /// signed with SigV4, retried when a retry can help.
@@ -30,10 +32,12 @@ public final class S3Client: Sendable {
     let logger: Logger
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
-    /// A client for `configuration` over `http` (default: ``defaultHTTPClient``).
-    public init(configuration: S3Configuration, http: HTTPClient = S3Client.defaultHTTPClient,
+    /// A client for `configuration` over `http` (default: ``defaultHTTPClient``, or — when the
+    /// configuration trusts its own certificate authorities — a shared client trusting those).
+    public init(configuration: S3Configuration, http: HTTPClient? = nil,
                 logger: Logger = Logger(label: "s3-client")) {
         self.configuration = configuration
+        let http = http ?? configuration.trustedCertificates.map(Self.httpClient(trusting:)) ?? Self.defaultHTTPClient
         self.http = http
         self.logger = logger
         self.credentials = CredentialCache(source: configuration.credentials, http: CredentialHTTP(client: http))
@@ -46,13 +50,33 @@ public final class S3Client: Sendable {
     /// request's deadline: a connection error fails the attempt at once (connect timeout 10 s),
     /// and ``S3RetryPolicy`` decides. It follows no redirects (a signed request cannot be
     /// replayed elsewhere).
-    public static let defaultHTTPClient: HTTPClient = {
+    public static let defaultHTTPClient = makeHTTPClient(tls: nil)
+
+    /// The HTTP clients for configurations with their own certificate authorities, one per
+    /// bundle file, made on first use and kept like ``defaultHTTPClient``.
+    private static let clientsByBundle = Mutex<[String: HTTPClient]>([:])
+
+    /// The shared HTTP client that trusts `certificates` (and not the system's roots).
+    static func httpClient(trusting certificates: S3TrustedCertificates) -> HTTPClient {
+        clientsByBundle.withLock { clients in
+            if let client = clients[certificates.path] { return client }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(certificates.certificates)
+            let client = makeHTTPClient(tls: tls)
+            clients[certificates.path] = client
+            return client
+        }
+    }
+
+    /// An HTTP client with the settings above, and `tls` when given.
+    private static func makeHTTPClient(tls: TLSConfiguration?) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(10)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.redirectConfiguration = .disallow
+        if let tls { configuration.tlsConfiguration = tls }
         return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-    }()
+    }
 
     // MARK: - Sending
 
@@ -135,17 +159,26 @@ public final class S3Client: Sendable {
         return httpRequest
     }
 
-    /// The encoded path of `key` in the bucket (`/BUCKET/KEY`), behind the endpoint's own path.
+    /// The encoded path of `key` in the bucket behind the endpoint's own path: `/BUCKET/KEY`
+    /// path-style, `/KEY` virtual-hosted (the bucket itself: `/BUCKET`, or `/`).
     func path(for key: String?) -> String {
-        var path = endpointPath + "/" + S3URIEncoding.encode(configuration.bucket, keepSlash: false)
-        if let key { path += "/" + S3URIEncoding.encode(key, keepSlash: true) }
+        var path = endpointPath
+        if configuration.addressing == .path { path += "/" + S3URIEncoding.encode(configuration.bucket, keepSlash: false) }
+        if let key {
+            path += "/" + S3URIEncoding.encode(key, keepSlash: true)
+        } else if path.isEmpty {
+            path = "/"
+        }
         return path
     }
 
     private var endpointPath: String { configuration.endpoint.path(percentEncoded: true).trimmingSuffix("/") }
 
-    private var hostHeader: String {
-        let host = configuration.endpoint.host() ?? ""
+    /// The `Host` header and the URL's authority: the endpoint's host (the bucket's name in
+    /// front of it when virtual-hosted), with its port unless it is the scheme's default.
+    var hostHeader: String {
+        let endpointHost = configuration.endpoint.host() ?? ""
+        let host = configuration.addressing == .virtualHosted ? "\(configuration.bucket).\(endpointHost)" : endpointHost
         guard let port = configuration.endpoint.port else { return host }
         let scheme = configuration.endpoint.scheme?.lowercased()
         if (scheme == "http" && port == 80) || (scheme == "https" && port == 443) { return host }

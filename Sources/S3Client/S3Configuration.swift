@@ -2,9 +2,9 @@ import Foundation
 
 /// Where an ``S3Client`` sends its requests, and how it signs, splits and retries them.
 ///
-/// Requests use path-style addressing (`ENDPOINT/BUCKET/KEY`), which every S3-compatible
-/// server accepts, and AWS Signature Version 4. The secret key never appears in
-/// ``description``.
+/// Requests name the bucket in the path (`ENDPOINT/BUCKET/KEY`, which every S3-compatible
+/// server accepts) or in the host (`BUCKET.HOST/KEY`, AWS's form) as ``addressing`` says, and
+/// are signed with AWS Signature Version 4. The secret key never appears in ``description``.
 ///
 /// ```swift
 /// let configuration = try S3Configuration.fromEnvironment()   // S3_ENDPOINT, S3_BUCKET, ...
@@ -31,6 +31,12 @@ public struct S3Configuration: Sendable, Equatable, CustomStringConvertible {
     public var retry: S3RetryPolicy = S3RetryPolicy()
     /// The longest one request may take, body included, before it fails. Default 5 minutes.
     public var requestTimeout: Duration = .seconds(300)
+    /// Whether the bucket goes in the path or in the host. Default ``S3Addressing/path``;
+    /// ``fromEnvironment(_:bucket:)`` chooses virtual-hosted for AWS (``S3Addressing/automatic(bucket:endpointHost:)``).
+    public var addressing: S3Addressing = .path
+    /// The certificate authorities trusted for an `https` endpoint instead of the system's;
+    /// `nil` trusts the system's.
+    public var trustedCertificates: S3TrustedCertificates?
 
     /// A configuration for `bucket` on `endpoint` signed with fixed keys.
     /// - Throws: ``S3ClientError/invalidConfiguration(_:)`` when the endpoint is not an
@@ -63,6 +69,8 @@ public struct S3Configuration: Sendable, Equatable, CustomStringConvertible {
 
     /// The endpoint, bucket, region and access key (or credential source); never a secret.
     public var description: String {
-        "s3://\(bucket) at \(endpoint.absoluteString) (region \(region), \(credentials))"
+        "s3://\(bucket) at \(endpoint.absoluteString) (region \(region), \(credentials)"
+            + (addressing == .virtualHosted ? ", virtual-hosted" : "")
+            + (trustedCertificates.map { ", \($0)" } ?? "") + ")"
     }
 }

@@ -48,7 +48,7 @@ struct BlobLocationParsingTests {
     func otherForms(text: String) throws {
         let error = try #require(throws: BlobLocationError.self) { try BlobStorageLocation(parsing: text, environment: [:]) }
         #expect(error.text == text)
-        #expect(error.description == "--blobs \(text): expected `files`, file:///PATH or s3://BUCKET[/PREFIX]?endpoint=http://HOST:PORT")
+        #expect(error.description == "--blobs \(text): expected `files`, file:///PATH or s3://BUCKET[/PREFIX][?endpoint=https://HOST:PORT]")
     }
 
     @Test("an s3 URL names the bucket, the prefix without its slashes, the endpoint and the region")

@@ -2,22 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A self-signed certificate for 127.0.0.1, made by `openssl` for one test.
-struct TestCertificate {
-    let certificate: String
-    let key: String
-
-    init(in directory: TemporaryDirectory, name: String = "server") async throws {
-        certificate = directory.appending("\(name).crt").path(percentEncoded: false)
-        key = directory.appending("\(name).key").path(percentEncoded: false)
-        let made = try await ChildProcess.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", certificate,
-        ])
-        guard made.exitCode == 0 else { throw ServerProcess.Failed(message: "openssl: \(made.stderr)") }
-    }
-}
-
 @Suite("TLS: attach serve over HTTPS, peers over https://", .serialized, .timeLimit(.minutes(3)))
 struct TLSTests {
     @Test("attach serve --tls-cert/--tls-key answers curl --cacert over HTTPS; plain HTTP and an untrusting client get nothing")

@@ -7,9 +7,9 @@ extension BlobStorageLocation {
     static let environmentKey = "ATTACH_BLOBS"
 
     /// Parses a `--blobs` value: `files` (the default: files in the store folder),
-    /// `file:///PATH` (a directory outside it) or `s3://BUCKET[/PREFIX]?endpoint=URL[&region=REGION]`
-    /// (credentials from `S3_ACCESS_KEY` and `S3_SECRET_KEY`, or their `_FILE` forms; the
-    /// region from `S3_REGION` when the URL has none).
+    /// `file:///PATH` (a directory outside it) or
+    /// `s3://BUCKET[/PREFIX][?endpoint=URL&region=REGION&addressing=path|virtual&ca_bundle=FILE]`
+    /// (what the URL leaves out comes from the environment: see `S3Configuration.init(url:environment:)`).
     /// - Throws: ``BlobLocationError`` naming what is wrong and what would work.
     init(parsing text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(BlobLocationError) {
         if text.isEmpty || text == "files" {
@@ -25,7 +25,7 @@ extension BlobStorageLocation {
             return
         }
         guard var components = URLComponents(string: text), components.scheme?.lowercased() == "s3" else {
-            throw BlobLocationError(text: text, reason: "expected `files`, file:///PATH or s3://BUCKET[/PREFIX]?endpoint=http://HOST:PORT")
+            throw BlobLocationError(text: text, reason: "expected `files`, file:///PATH or s3://BUCKET[/PREFIX][?endpoint=https://HOST:PORT]")
         }
         let prefix = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         components.path = ""

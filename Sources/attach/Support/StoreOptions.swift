@@ -20,9 +20,10 @@ struct StoreOptions: ParsableArguments {
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Where the originals live: files (in the store folder) or s3://BUCKET[/PREFIX]?endpoint=URL.",
+        "Where the originals live: files (in the store folder), file:///PATH, or s3://BUCKET[/PREFIX][?endpoint=URL&region=R&addressing=path|virtual&ca_bundle=FILE].",
         discussion: "Default: $ATTACH_BLOBS, else blobs: in the configuration file, else files. S3 credentials come from S3_ACCESS_KEY and S3_SECRET_KEY, "
-            + "the region from S3_REGION. A store created with one location must be opened with it afterwards.",
+            + "else the AWS chain; the region from S3_REGION, AWS_REGION; the endpoint from S3_ENDPOINT, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS's "
+            + "for the region; AWS_CA_BUNDLE trusts a private CA. A store created with one location must be opened with it afterwards.",
         valueName: "LOCATION"))
     var blobs: String?
 

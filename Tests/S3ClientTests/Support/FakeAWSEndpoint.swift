@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// An HTTP server on 127.0.0.1 that plays the AWS endpoints a credential source talks to (STS,
@@ -66,13 +67,15 @@ final class FakeAWSEndpoint: Sendable {
         self.respond = respond
     }
 
-    /// Starts a server answering with `respond`.
-    static func start(_ respond: @escaping @Sendable (Request) -> Answer) async throws -> FakeAWSEndpoint {
+    /// Starts a server answering with `respond`, over TLS with `tls` when given (then its
+    /// ``url`` still says `http`: callers write `https://127.0.0.1:PORT`).
+    static func start(tls: NIOSSLContext? = nil, _ respond: @escaping @Sendable (Request) -> Answer) async throws -> FakeAWSEndpoint {
         let box = Mutex<FakeAWSEndpoint?>(nil)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler { box.withLock { $0 } })
                 }

@@ -9,8 +9,11 @@ import Testing
 enum S3TestEnvironment {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    /// Whether the S3 variables are set.
-    static var isAvailable: Bool { (try? S3Configuration.fromEnvironment(environment)) != nil }
+    /// Whether the S3 variables are set (S3_ENDPOINT among them: without it a configuration
+    /// would point at AWS).
+    static var isAvailable: Bool {
+        environment["S3_ENDPOINT"].map { !$0.isEmpty } == true && (try? S3Configuration.fromEnvironment(environment)) != nil
+    }
 
     /// Whether `make test` asked for every service-backed test to run (`ATTACH_REQUIRE_SERVICES=1`).
     static var servicesRequired: Bool { environment["ATTACH_REQUIRE_SERVICES"] == "1" }
