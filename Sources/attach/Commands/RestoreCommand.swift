@@ -21,9 +21,11 @@ struct RestoreCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
+        let target = URL(filePath: store, directoryHint: .isDirectory)
+        try StoreOwner.becomeOwner(of: target)
         let progress = BackupProgressBar()
         let report = try await AttachmentStore.restore(from: URL(filePath: backup, directoryHint: .isDirectory),
-                                                       to: URL(filePath: store, directoryHint: .isDirectory), progress: progress.update)
+                                                       to: target, progress: progress.update)
         progress.finish()
         if json { return Console.json(report) }
         Console.out(BackupCommand.summary(report, verb: "restored"))

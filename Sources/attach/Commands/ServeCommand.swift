@@ -209,6 +209,7 @@ struct ServeCommand: AsyncParsableCommand {
     var drainDelay: Double = 0
 
     func run() async throws {
+        try StoreOwner.refuseRootServing(storeOptions.url)
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port

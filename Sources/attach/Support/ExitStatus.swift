@@ -26,6 +26,9 @@ enum ExitStatus {
         case let problem as SettingsError:
             Console.error("attach: \(problem)")
             return inputError
+        case let problem as StoreOwnerError:
+            Console.error("attach: \(problem)")
+            return inputError
         case is CancellationError:
             Console.error("attach: cancelled")
             return inputError

@@ -84,13 +84,19 @@ struct StoreOptions: ParsableArguments {
         return configuration
     }
 
-    /// Opens the existing store.
+    /// Opens the existing store — as its owner when run as root on a store another user owns
+    /// (``StoreOwner``), after the settings and secrets only root may read have been read.
     func open(configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) async throws -> AttachmentStore {
-        try await AttachmentStore.open(at: url, configuration: configured(configuration))
+        let configured = try await configured(configuration)
+        try StoreOwner.becomeOwner(of: url)
+        return try await AttachmentStore.open(at: url, configuration: configured)
     }
 
-    /// Opens the store, creating it first when the folder is missing or empty.
+    /// Opens the store, creating it first when the folder is missing or empty — as the owner
+    /// of the folder it goes in when run as root (``StoreOwner``).
     func create() async throws -> AttachmentStore {
-        try await AttachmentStore.create(at: url, configuration: configured())
+        let configured = try await configured()
+        try StoreOwner.becomeOwner(of: url)
+        return try await AttachmentStore.create(at: url, configuration: configured)
     }
 }
