@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install dist run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
+.PHONY: install dist deb deb-test run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -46,6 +46,21 @@ install: deps
 ## (scripts/dist.sh; a release build, about 10 minutes from nothing)
 dist: deps
 	SWIFT=$(SWIFT) scripts/dist.sh
+
+## deb: the Debian package dist/attach_VERSION_ARCH.deb: the release binary built once, stripped,
+## completions, man page, the unit (system user attach), /etc/attach/attach.conf, and maintainer
+## scripts that make the user, /var/lib/attach and a token (scripts/deb.sh, packaging/debian/)
+deb: deps
+	SWIFT=$(SWIFT) scripts/deb.sh
+
+## deb-test: builds the package twice (VERSION and VERSION+test, one release build) and installs
+## it into a fresh debootstrap root: user, folders, token, attach serve from the unit's command
+## line, an admin command as root, an upgrade that keeps the store, systemd-analyze verify
+## (scripts/check-deb.sh; needs root and the Debian mirror)
+deb-test: deps corpus
+	SWIFT=$(SWIFT) scripts/deb.sh
+	SWIFT=$(SWIFT) VERSION_SUFFIX=+test scripts/deb.sh
+	scripts/check-deb.sh "$$(ls -t dist/attach_*_*.deb | grep -v '+test' | head -n1)" "$$(ls -t dist/attach_*+test_*.deb | head -n1)" $(CORPUS)
 
 ## test-deps: install the tools the tests use (strace) with apt-get when missing
 test-deps:
