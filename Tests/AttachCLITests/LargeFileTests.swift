@@ -41,7 +41,12 @@ struct LargeFileTests {
         #expect(imported.exitCode == 0, "\(imported.stderr)")
         try FileManager.default.removeItem(at: source)
 
-        let peer = try await ServerProcess(store: peerStore, port: try ServerProcess.freePort())
+        // This test measures the fetching process's memory, not the slow-reader defence: in a full
+        // CI run (sixteen cases at once on two cores, other gigabyte tests writing) the fetcher
+        // once read nothing for a minute and the peer's 60 s write timeout cut the transfer at
+        // 975 MB. The defence has its own tests (SlowReaderTests).
+        let peer = try await ServerProcess(store: peerStore, port: try ServerProcess.freePort(),
+                                           ["--response-write-timeout", "600", "--idle-timeout", "600"])
         defer { peer.process.kill(SIGKILL) }
         try await Attach.initStore(localStore)
         let pulled = try await Attach.run(["sync", "pull", peer.url], store: localStore)
