@@ -287,7 +287,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
             try transaction.control(pipelined: [(begin, []), ("SELECT set_config('search_path', $1, true)", [.text(schema)])])
         } catch let error as SQLDatabaseError {
             guard transaction.broken else {
-                _ = try? transaction.control("ROLLBACK")
+                rollBack(transaction, on: connection)
                 throw error
             }
             discard(connection)
@@ -298,11 +298,7 @@ public final class PostgresCatalogDatabase: SQLDatabase {
             try prologue(transaction)
             value = try body(transaction)
         } catch {
-            var healthy = !transaction.broken
-            if healthy {
-                do { try transaction.control("ROLLBACK") } catch { healthy = false }
-            }
-            if !healthy { discard(connection) }
+            rollBack(transaction, on: connection)
             throw error
         }
         do {
@@ -312,6 +308,13 @@ public final class PostgresCatalogDatabase: SQLDatabase {
             throw error
         }
         return value
+    }
+
+    /// Rolls `transaction` back; a connection that is broken, or whose `ROLLBACK` fails (so it
+    /// may still be inside the transaction), is closed instead of going back to the pool.
+    private static func rollBack(_ transaction: PostgresTransaction, on connection: PostgresConnection) {
+        guard !transaction.broken else { return discard(connection) }
+        do { try transaction.control("ROLLBACK") } catch { discard(connection) }
     }
 
     /// Closes `connection`; the pool drops a closed connection when it comes back.

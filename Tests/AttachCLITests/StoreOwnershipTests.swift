@@ -25,6 +25,14 @@ struct StoreOwnershipTests {
         return strays
     }
 
+    /// A new store in `directory`, given to nobody as the package gives /var/lib/attach to attach.
+    static func storeOwnedByNobody(in directory: TemporaryDirectory) async throws -> URL {
+        let store = directory.appending("store")
+        try await Attach.initStore(store)
+        try await giveToNobody(store)
+        return store
+    }
+
     static func giveToNobody(_ url: URL) async throws {
         let outcome = try await ChildProcess.run("/bin/chown", ["-R", "\(nobody):\(nobody)", url.path(percentEncoded: false)])
         #expect(outcome.exitCode == 0, "\(outcome.stderr)")
@@ -33,9 +41,7 @@ struct StoreOwnershipTests {
     @Test("import, gc and verify as root on a store nobody owns run as nobody; every file stays nobody's and nobody's verify is clean")
     func adminCommandsBecomeTheOwner() async throws {
         let directory = try TemporaryDirectory("owner")
-        let store = directory.appending("store")
-        try await Attach.initStore(store)
-        try await Self.giveToNobody(store)
+        let store = try await Self.storeOwnedByNobody(in: directory)
         let photo = directory.appending("Dune.jpg")
         try FileManager.default.copyItem(at: Corpus.file("good/Dune.jpg"), to: photo)
         chmod(photo.path(percentEncoded: false), 0o644)
@@ -69,9 +75,7 @@ struct StoreOwnershipTests {
     @Test("attach serve as root on a store nobody owns is refused, naming the owner, and writes nothing")
     func serveAsRootIsRefused() async throws {
         let directory = try TemporaryDirectory("owner-serve")
-        let store = directory.appending("store")
-        try await Attach.initStore(store)
-        try await Self.giveToNobody(store)
+        let store = try await Self.storeOwnedByNobody(in: directory)
         let before = Files.tree(store)
         let outcome = try await Attach.run(["serve", "--port", "0"], store: store)
         #expect(outcome.exitCode == 1)

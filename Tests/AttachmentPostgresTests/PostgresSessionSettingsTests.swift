@@ -38,7 +38,6 @@ struct PostgresSessionSettingsTests {
             try transaction.queryOne("SELECT application_name AS name FROM pg_stat_activity WHERE pid = pg_backend_pid()", [])?.string("name")
         }
         #expect(name == "attach-b")
-        _ = try? await database.write { try $0.execute("DROP SCHEMA \(schema) CASCADE") }
-        await database.close()
+        try await PostgresTestEnvironment.dropSchema(schema, closing: database)
     }
 }

@@ -2,6 +2,7 @@
 import CatalogSQL
 import Foundation
 import Testing
+import TestSupport
 
 /// A catalog reached over PostgreSQL's Unix socket, named the two ways libpq's users write it:
 /// a percent-encoded directory as the URL's host, or `?host=/directory`. The test cluster
@@ -32,8 +33,7 @@ struct PostgresUnixSocketTests {
         }
         #expect(onSocket == "true", "inet_server_addr() is NULL only for a Unix-socket session")
         try await database.write { try $0.execute("CREATE TABLE socket_probe (n integer)") }
-        _ = try? await database.write { try $0.execute("DROP SCHEMA \(schema) CASCADE") }
-        await database.close()
+        try await PostgresTestEnvironment.dropSchema(schema, closing: database)
     }
 
     @Test("a percent-encoded socket folder as the host reaches the catalog without TCP")
@@ -56,9 +56,8 @@ struct PostgresUnixSocketTests {
     @Test("a socket folder where nothing listens fails unavailable, naming the socket file")
     func missingSocketIsUnavailable() async throws {
         let (_, tcp) = try Self.socketSettings()
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("pg-nosocket-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let directory = try TemporaryDirectory("pg-nosocket")
+        let empty = directory.path
         let url = "postgres://\(tcp.user):\(Self.encoded(tcp.password ?? ""))@\(Self.encoded(empty)):\(tcp.port)/\(tcp.database)?connect_timeout=2"
         do {
             let database = try await PostgresCatalogDatabase.connect(url: url, logger: PostgresTestEnvironment.logger)

@@ -49,6 +49,17 @@ enum PostgresTestEnvironment {
         await database.close()
     }
 
+    /// Drops `schema` and closes `database`, a failure of the drop surfacing as the test's.
+    static func dropSchema(_ schema: String, closing database: PostgresCatalogDatabase) async throws {
+        do {
+            try await database.write { try $0.execute("DROP SCHEMA \(schema) CASCADE") }
+        } catch {
+            await database.close()
+            throw error
+        }
+        await database.close()
+    }
+
     /// Runs postgres.sh with `arguments` (stdin and stdout `/dev/null`, stderr inherited); its
     /// exit status, or -1 when a signal ended it.
     ///
