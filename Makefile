@@ -77,7 +77,8 @@ run: deps
 
 ## test: install what is missing, build the corpus, build the package and its tests, then the DocC
 ## archives with warnings as errors (docs), check the systemd unit, `make install` and
-## contrib/nginx.conf in front of a real server, prove the service scripts (services-selftest),
+## contrib/nginx.conf in front of a real server, two servers on one PostgreSQL and one bucket behind
+## nginx round-robin (check-balancer.sh), prove the service scripts (services-selftest),
 ## start a local S3 store and PostgreSQL, run every test (a failed first run of that pass is run once
 ## more, its failures printed at the end), then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
@@ -89,6 +90,7 @@ test: deps test-deps browser-deps corpus
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"
 	scripts/check-install.sh
 	scripts/check-proxy.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
+	scripts/check-balancer.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
 	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh || { status=$$?; cat test-output/test-failures.txt 2>/dev/null; exit $$status; }
 	$(MAKE) --no-print-directory fuzz-short

@@ -237,8 +237,9 @@ struct BackupSnapshot {
     }
 
     /// Drops the rows of originals nothing references (garbage `gc` had not yet collected),
-    /// object-store leases and login sessions (both belong to the running servers), and — for a store whose originals live in an object store —
-    /// records that the backup keeps them as files. Returns the snapshot's size. Blocks.
+    /// object-store leases, login sessions and resumable uploads (all belong to the running
+    /// servers), and — for a store whose originals live in an object store — records that the
+    /// backup keeps them as files. Returns the snapshot's size. Blocks.
     func finish(placingFiles: Bool) throws -> Int64 {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
@@ -246,6 +247,8 @@ struct BackupSnapshot {
             for record in try BlobRecord.unreferenced(in: transaction) { try BlobRecord.delete(record.hash, in: transaction) }
             try db.execute(sql: "DELETE FROM blobLease")
             try db.execute(sql: "DELETE FROM loginSession")
+            try db.execute(sql: "DELETE FROM resumableUploadPart")
+            try db.execute(sql: "DELETE FROM resumableUpload")
             if placingFiles {
                 try StoreSetting.set("blobPlacement", BlobPlacement.files.rawValue, in: transaction)
                 try db.execute(sql: "DELETE FROM storeSetting WHERE key = 'objectStoreLocation'")

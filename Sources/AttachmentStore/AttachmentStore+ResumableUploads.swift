@@ -8,7 +8,15 @@ extension AttachmentStore {
     /// How long an upload that receives nothing is kept: one day.
     public static let defaultUploadLifetime: Duration = .seconds(24 * 3600)
 
-    private var uploadFolder: UploadFolder { UploadFolder(path: layout.uploadsPath) }
+    /// Where this store keeps its uploads: the catalog and the object store when its originals
+    /// live in one (so every server of the store shares them), else `uploads/`.
+    var uploadStaging: any UploadStaging {
+        if backend.placement == .objectStore, let objectStore = configuration.objectStore {
+            return SharedUploadStaging(catalog: catalog, backend: backend, objectStore: objectStore, layout: layout,
+                                       logger: configuration.logger)
+        }
+        return FolderUploadStaging(folder: UploadFolder(path: layout.uploadsPath))
+    }
 
     /// Starts a resumable upload of `length` bytes that becomes an attachment of `note`, named
     /// `filename`, when its last byte arrives.
@@ -34,24 +42,20 @@ extension AttachmentStore {
             throw Error.noteNotFound(note.rawValue)
         }
         let id = UploadID.make()
-        let info = UploadFolder.Info(
+        let description = UploadDescription(
             note: note.rawValue, filename: filename, length: length, metadata: metadata,
             attachmentMetadata: attachmentMetadata, createdAt: Date(),
             lifetimeSeconds: Double(lifetime.components.seconds), attachment: AttachmentID.make().rawValue)
-        try await onUploadFolder { folder in try folder.create(id, info: info) }
-        return Self.upload(id, info, offset: 0, modified: info.createdAt, finished: false)
+        try await uploadStaging.create(id, description: description)
+        return description.upload(id, offset: 0, lastActivity: nil, finished: false)
     }
 
     /// Where an upload stands: its offset, and the attachment it became once finished.
     /// - Throws: ``Error/upload(_:)`` with ``ResumableUploadError/notFound(_:)`` or
     ///   ``ResumableUploadError/expired(_:)``.
     public func resumableUpload(_ id: UploadID) async throws -> ResumableUpload {
-        let found = try await onUploadFolder { folder -> (UploadFolder.Info, part: (size: Int64, modified: Date)?)? in
-            guard let info = try folder.info(id) else { return nil }
-            return (info, try folder.part(id))
-        }
-        guard let (info, part) = found else { throw Error.upload(.notFound(id)) }
-        let upload = Self.upload(id, info, offset: part?.size ?? info.length, modified: part?.modified, finished: part == nil)
+        guard let progress = try await uploadStaging.progress(of: id) else { throw Error.upload(.notFound(id)) }
+        let upload = progress.upload(id)
         guard upload.expiresAt > Date() || upload.attachment != nil else { throw Error.upload(.expired(id)) }
         return upload
     }
@@ -73,18 +77,28 @@ extension AttachmentStore {
             guard offset == current.length else { throw Error.upload(.offsetMismatch(expected: current.length, given: offset)) }
             return current
         }
-        let part = try await lockPart(id)
-        defer { close(part) }
-        let start = try await onUploadFolder { _ in try POSIXFile.size(part) }
-        guard start == offset else { throw Error.upload(.offsetMismatch(expected: start, given: offset)) }
-        let received = try await receive(bytes, into: part, at: start, limit: current.length, checksum: checksum)
-        guard start + received == current.length else { return try await resumableUpload(id) }
-        var complete = current
-        complete.offset = current.length
-        return try await finishLocked(id, upload: complete)
+        let writer = try await lockUpload(id)
+        do {
+            let start = try await writer.offset()
+            guard start == offset else { throw Error.upload(.offsetMismatch(expected: start, given: offset)) }
+            let received = try await writer.append(bytes, at: start, length: current.length, checksum: checksum)
+            let outcome: ResumableUpload
+            if start + received == current.length {
+                var complete = current
+                complete.offset = current.length
+                outcome = try await finish(id, upload: complete, writer: writer)
+            } else {
+                outcome = try await resumableUpload(id)
+            }
+            await writer.release()
+            return outcome
+        } catch {
+            await writer.release()
+            throw error
+        }
     }
 
-    /// Adds the attachment of an upload whose every byte has arrived, then drops its part;
+    /// Adds the attachment of an upload whose every byte has arrived, then drops its bytes;
     /// a finished upload answers with the attachment it became. Safe to call again after a
     /// crash at any instant: the attachment's identifier was chosen when the upload was created,
     /// so it is added once.
@@ -95,144 +109,89 @@ extension AttachmentStore {
         let upload = try await resumableUpload(id)
         guard upload.attachment == nil else { return upload }
         guard upload.isComplete else { throw Error.upload(.offsetMismatch(expected: upload.offset, given: upload.length)) }
-        let part = try await lockPart(id)
-        defer { close(part) }
-        return try await finishLocked(id, upload: upload)
+        let writer = try await lockUpload(id)
+        do {
+            let finished = try await finish(id, upload: upload, writer: writer)
+            await writer.release()
+            return finished
+        } catch {
+            await writer.release()
+            throw error
+        }
     }
 
     /// Cancels an upload (tus termination): its bytes and description are removed.
     /// - Throws: ``Error/upload(_:)`` (`notFound`, `busy`).
     public func cancelUpload(_ id: UploadID) async throws {
-        guard try await onUploadFolder({ folder in try folder.info(id) != nil }) else { throw Error.upload(.notFound(id)) }
-        // A finished upload has no part left to lock; its description goes alone.
-        switch try await lockPartWaiting(id) {
+        let staging = uploadStaging
+        guard try await staging.progress(of: id) != nil else { throw Error.upload(.notFound(id)) }
+        switch try await lockUploadWaiting(id, in: staging) {
         case .busy: throw Error.upload(.busy(id))
-        case .gone: try await onUploadFolder { folder in try folder.removeAll(id) }
-        case .locked(let fd):
-            defer { close(fd) }
-            try await onUploadFolder { folder in try folder.removeAll(id) }
+        // A finished upload has no writer to lock; its description goes alone.
+        case .gone: try await staging.removeFinished(id)
+        case .locked(let writer):
+            do {
+                try await writer.remove()
+            } catch {
+                await writer.release()
+                throw error
+            }
+            await writer.release()
         }
     }
 
     /// `gc`'s part: uploads past their expiry, and leftovers of a crash while creating one.
     func collectExpiredUploads(into report: inout GarbageReport) async throws {
-        let dryRun = report.dryRun
-        let (uploads, bytes) = try await onUploadFolder { folder in try folder.collectExpired(now: Date(), dryRun: dryRun) }
+        let (uploads, bytes) = try await uploadStaging.collectExpired(now: Date(), dryRun: report.dryRun)
         report.expiredUploads = uploads
         report.expiredUploadBytes = bytes
     }
 
-    // MARK: - Parts
+    // MARK: - Writing
 
-    /// The upload as a value, from its description and its part's state.
-    private static func upload(_ id: UploadID, _ info: UploadFolder.Info, offset: Int64, modified: Date?, finished: Bool) -> ResumableUpload {
-        let lastActivity = max(info.createdAt, modified ?? info.createdAt)
-        return ResumableUpload(
-            id: id, note: NoteID(rawValue: info.note), filename: info.filename, length: info.length, offset: offset,
-            metadata: info.metadata, createdAt: info.createdAt,
-            expiresAt: lastActivity.addingTimeInterval(info.lifetimeSeconds),
-            attachment: finished ? AttachmentID(rawValue: info.attachment) : nil)
-    }
-
-    /// Runs blocking work on the uploads folder; a failed system call is a write failure there.
-    private func onUploadFolder<T: Sendable>(_ body: @escaping @Sendable (UploadFolder) throws -> T) async throws -> T {
-        let folder = uploadFolder
-        return try await BlockingPool.run {
-            do {
-                return try body(folder)
-            } catch let error as SystemError {
-                throw Error.writeFailed(path: folder.path, cause: .system(error))
-            }
-        }
-    }
-
-    /// Locks the part of an unfinished upload for writing; the caller closes the descriptor.
-    private func lockPart(_ id: UploadID) async throws -> Int32 {
-        switch try await lockPartWaiting(id) {
-        case .locked(let fd): return fd
+    /// Takes the writer lock of an unfinished upload.
+    private func lockUpload(_ id: UploadID) async throws -> any UploadWriter {
+        switch try await lockUploadWaiting(id, in: uploadStaging) {
+        case .locked(let writer): return writer
         case .gone: throw Error.upload(.notFound(id))
         case .busy: throw Error.upload(.busy(id))
         }
     }
 
-    /// Tries to lock an upload's part; a lock held elsewhere is asked for again for up to half a
-    /// second before the upload counts as busy — a process starting a program holds copies of
-    /// our descriptors (and so our lock) for the instant between its fork and its exec, which is
-    /// no writer.
-    private func lockPartWaiting(_ id: UploadID) async throws -> PartLock {
+    /// Tries to take an upload's writer lock; a lock held elsewhere is asked for again for up to
+    /// half a second before the upload counts as busy — a process starting a program holds
+    /// copies of our descriptors (and so a folder upload's lock) for the instant between its
+    /// fork and its exec, which is no writer.
+    private func lockUploadWaiting(_ id: UploadID, in staging: any UploadStaging) async throws -> UploadLock {
         for _ in 0..<25 {
-            let lock = try await onUploadFolder { folder in try folder.lockPartIfPresent(id) }
+            let lock = try await staging.lock(id)
             guard case .busy = lock else { return lock }
             try await Task.sleep(for: .milliseconds(20))
         }
         return .busy
     }
 
-    /// Writes `bytes` into the locked part from `start` on, in pieces of about 1 MiB, and syncs;
-    /// returns how many bytes now count. See ``appendToUpload(_:at:bytes:checksum:)``.
-    private func receive<Bytes: AsyncSequence>(
-        _ bytes: Bytes, into part: Int32, at start: Int64, limit: Int64, checksum: UploadChecksum?
-    ) async throws -> Int64 where Bytes.Element: DataProtocol {
-        var written: Int64 = 0
-        var pending: [UInt8] = []
-        pending.reserveCapacity(BlobStore.chunkSize)
-        var hasher = SHA256()
-        /// Writes what is pending at the end of what was written.
-        func flush() async throws {
-            guard !pending.isEmpty else { return }
-            let piece = pending, at = start + written
-            pending.removeAll(keepingCapacity: true)
-            try await onUploadFolder { _ in try POSIXFile.writeAll(part, piece, at: at) }
-            written += Int64(piece.count)
-        }
-        /// Makes the part end at `start + kept` and durable.
-        func settle(keeping kept: Int64) async throws {
-            try await onUploadFolder { _ in
-                try POSIXFile.truncate(part, to: start + kept)
-                try POSIXFile.sync(part)
-            }
-        }
-        do {
-            for try await chunk in bytes {
-                guard start + written + Int64(pending.count) + Int64(chunk.count) <= limit else {
-                    throw Error.upload(.exceedsLength(limit))
-                }
-                if checksum != nil { chunk.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) } ?? hasher.update(data: Array(chunk)) }
-                pending.append(contentsOf: chunk)
-                if pending.count >= BlobStore.chunkSize { try await flush() }
-            }
-        } catch {
-            // Cut off: without a checksum what arrived counts (that is what resuming is for);
-            // with one, or when the client sent too much, none of this request does.
-            let keep = checksum == nil && !(error is Error)
-            if keep { try await flush() }
-            try await settle(keeping: keep ? written : 0)
-            throw error
-        }
-        if let checksum, Array(hasher.finalize()) != checksum.sha256 {
-            try await settle(keeping: 0)
-            throw Error.upload(.checksumMismatch)
-        }
-        try await flush()
-        try await settle(keeping: written)
-        return written
-    }
-
-    /// Adds the attachment of a complete upload whose part the caller has locked, then drops
-    /// the part.
-    private func finishLocked(_ id: UploadID, upload: ResumableUpload) async throws -> ResumableUpload {
-        guard let info = try await onUploadFolder({ folder in try folder.info(id) }) else {
-            throw Error.upload(.notFound(id))
-        }
-        let attachmentID = AttachmentID(rawValue: info.attachment)
+    /// Adds the attachment of a complete upload whose writer the caller holds, then drops the
+    /// upload's bytes.
+    private func finish(_ id: UploadID, upload: ResumableUpload, writer: any UploadWriter) async throws -> ResumableUpload {
+        guard let progress = try await uploadStaging.progress(of: id) else { throw Error.upload(.notFound(id)) }
+        let description = progress.description
+        let attachmentID = AttachmentID(rawValue: description.attachment)
         do {
             _ = try await attachment(attachmentID)
         } catch Error.attachmentNotFound {
-            let blob = try await ingest(.file(URL(filePath: uploadFolder.partPath(id)), progress: nil))
-            _ = prefetchingThumbnail(try await insertAttachment(
-                blob, note: upload.note, filename: info.filename, metadata: info.attachmentMetadata, id: attachmentID))
+            let whole = try await writer.assembled()
+            do {
+                let blob = try await ingest(.file(URL(filePath: whole.path), progress: nil))
+                _ = prefetchingThumbnail(try await insertAttachment(
+                    blob, note: upload.note, filename: description.filename, metadata: description.attachmentMetadata, id: attachmentID))
+            } catch {
+                await whole.discard()
+                throw error
+            }
+            await whole.discard()
         }
-        try await onUploadFolder { folder in try folder.removePart(id) }
+        try await writer.finish()
         var finished = upload
         finished.offset = upload.length
         finished.attachment = attachmentID

@@ -58,7 +58,8 @@ extension AttachmentStore {
         let temporary = try await BlockingPool.run { [layout] in
             (try? FileManager.default.contentsOfDirectory(atPath: layout.temporaryPath))?.count ?? 0
         }
-        report.unreferencedFiles = try await backend.countUnknown(known: Set(snapshot.blobs.map(\.hash)))
+        let uploadPieces = try await catalog.read { db in try ResumableUploadRecord.partHashes(in: db) }
+        report.unreferencedFiles = try await backend.countUnknown(known: Set(snapshot.blobs.map(\.hash)).union(uploadPieces))
         report.temporaryFiles = temporary
         return report
     }

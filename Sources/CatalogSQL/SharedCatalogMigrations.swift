@@ -197,6 +197,40 @@ public enum SharedCatalogMigrations {
                 "CREATE INDEX loginSession_on_expiresAt ON loginSession(expiresAt) WHERE expiresAt IS NOT NULL",
             ]
         },
+        Migration(id: "v16: resumable uploads every server of a store shares") { dialect in
+            // A resumable upload of a store whose originals live in an object store: what it is
+            // for, and its single writer's lease (a request on any server holds it while it
+            // receives bytes, renewing it; a crashed server's lease runs out). Its bytes are
+            // pieces in the object store, each named by its content hash like any blob, listed
+            // here in order. Not part of the change feed, not backed up: uploads belong to the
+            // store's servers, not to its peers.
+            [
+                """
+                CREATE TABLE resumableUpload (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    description TEXT NOT NULL,
+                    byteCount INTEGER NOT NULL CHECK (byteCount > 0),
+                    createdAt TEXT NOT NULL,
+                    lastActivityAt TEXT NOT NULL,
+                    expiresAt TEXT NOT NULL,
+                    finishedAt TEXT,
+                    writer TEXT,
+                    writerExpiresAt TEXT
+                )
+                """,
+                "CREATE INDEX resumableUpload_on_expiresAt ON resumableUpload(expiresAt)",
+                """
+                CREATE TABLE resumableUploadPart (
+                    upload TEXT NOT NULL REFERENCES resumableUpload(id) ON DELETE CASCADE,
+                    startsAt INTEGER NOT NULL CHECK (startsAt >= 0),
+                    byteCount INTEGER NOT NULL CHECK (byteCount > 0),
+                    hash TEXT NOT NULL CHECK (NOT \(BlobHashColumns.isMalformed("hash", dialect))),
+                    PRIMARY KEY (upload, startsAt)
+                )
+                """,
+                "CREATE INDEX resumableUploadPart_on_hash ON resumableUploadPart(hash)",
+            ]
+        },
     ]
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema

@@ -1,4 +1,5 @@
-import AttachmentStore
+@testable import AttachmentStore
+import CatalogSQL
 import Crypto
 import Foundation
 #if canImport(Glibc)
@@ -39,15 +40,48 @@ struct ResumableUploadTests {
 
     static func photo() throws -> Data { try Data(contentsOf: try Corpus.file("good/Dune.jpg")) }
 
-    /// Whether some open descriptor holds a lock on the file at `path`.
-    static func isLocked(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return flock(fd, LOCK_SH | LOCK_NB) != 0
+    static func sha256(_ data: Data) -> UploadChecksum { UploadChecksum(sha256: Array(SHA256.hash(data: data)))! }
+
+    /// Whether `store` keeps its uploads in the catalog and the object store (its originals live
+    /// in an object store) rather than in `uploads/`.
+    static func sharesUploads(_ store: AttachmentStore) -> Bool { store.uploadStaging is SharedUploadStaging }
+
+    /// Waits until some request holds the writer lock of `id`.
+    static func waitUntilWriterHolds(_ id: UploadID, in store: AttachmentStore) async throws {
+        for _ in 0..<1000 {
+            switch try await store.uploadStaging.lock(id) {
+            case .busy: return
+            case .gone: Issue.record("upload \(id) is gone"); return
+            case .locked(let writer): await writer.release()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no writer took upload \(id)")
     }
 
-    static func sha256(_ data: Data) -> UploadChecksum { UploadChecksum(sha256: Array(SHA256.hash(data: data)))! }
+    /// Whether the store still keeps bytes of upload `id` (a part file, or pieces in the catalog).
+    static func holdsBytes(of id: UploadID, in fixture: StoreFixture) async throws -> Bool {
+        guard sharesUploads(fixture.store) else {
+            return FileManager.default.fileExists(atPath: fixture.storeURL.appending(path: "uploads/\(id).part").path)
+        }
+        return try await !fixture.store.catalog.read { db in try ResumableUploadRecord.parts(id, in: db) }.isEmpty
+    }
+
+    /// Puts a finished upload back as a crash between adding its attachment and dropping its
+    /// bytes leaves it: every byte held, not marked finished.
+    static func undoFinishing(_ id: UploadID, of photo: Data, in fixture: StoreFixture) async throws {
+        guard sharesUploads(fixture.store) else {
+            try photo.write(to: fixture.storeURL.appending(path: "uploads/\(id).part"))
+            return
+        }
+        // The whole file's piece is the blob's own object, which the finished upload left there.
+        let hash = try #require(BlobHash(rawValue: SHA256.hash(data: photo).map { String(format: "%02x", $0) }.joined()))
+        try await fixture.store.catalog.write { db in
+            _ = try db.execute("UPDATE resumableUpload SET finishedAt = NULL WHERE id = ?", [.text(id.rawValue)])
+            _ = try db.execute("INSERT INTO resumableUploadPart (upload, startsAt, byteCount, hash) VALUES (?, 0, ?, ?)",
+                               [.text(id.rawValue), .integer(Int64(photo.count)), .text(hash.rawValue)])
+        }
+    }
 
     @Test("three pieces become one attachment of the note, byte-identical, and the upload then names it")
     func piecesBecomeAnAttachment() async throws {
@@ -125,14 +159,13 @@ struct ResumableUploadTests {
         let photo = try Self.photo()
         let upload = try await store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
         let done = try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo))
-        // The crash: the part is still there, whole.
-        let part = fixture.storeURL.appending(path: "uploads/\(upload.id).part")
-        try photo.write(to: part)
+        // The crash: every byte is still held, and the upload is not marked finished.
+        try await Self.undoFinishing(upload.id, of: photo, in: fixture)
         #expect(try await store.resumableUpload(upload.id).attachment == nil)
         let again = try await store.finishUpload(upload.id)
         #expect(again.attachment == done.attachment)
         #expect(try await store.attachments(of: note.id).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: part.path))
+        #expect(try await !Self.holdsBytes(of: upload.id, in: fixture))
         #expect(try await store.verify().isClean)
     }
 
@@ -147,8 +180,7 @@ struct ResumableUploadTests {
         let (bytes, sender) = AsyncStream<Data>.makeStream()
         let slow = Task { try await store.appendToUpload(upload.id, at: 0, bytes: bytes) }
         sender.yield(photo.prefix(100_000))
-        let part = fixture.storeURL.appending(path: "uploads/\(upload.id).part").path
-        for _ in 0..<1000 where !Self.isLocked(part) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Self.waitUntilWriterHolds(upload.id, in: store)
         await #expect(throws: AttachmentStore.Error.upload(.busy(upload.id))) {
             try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo.prefix(10)))
         }
@@ -170,17 +202,27 @@ struct ResumableUploadTests {
         await #expect(throws: AttachmentStore.Error.upload(.expired(upload.id))) {
             try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo.prefix(10)))
         }
+        // A writer (in another process, or on another server) holds the upload and has 1,000
+        // bytes of it.
+        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id) else {
+            Issue.record("the expired upload could not be locked")
+            return
+        }
+        #expect(try await writer.append(Pieces(data: Data(count: 1000)), at: 0, length: Int64(photo.count), checksum: nil) == 1000)
         let folder = fixture.storeURL.appending(path: "uploads").path
-        try Data(count: 1000).write(to: URL(filePath: folder + "/\(upload.id).part"))
-        // A writer in another process holds the part's lock, as every writer does.
-        let writer = open(folder + "/\(upload.id).part", O_WRONLY | O_CLOEXEC)
-        #expect(writer >= 0 && flock(writer, LOCK_EX) == 0)
         #expect(try await store.collectGarbage(olderThan: .zero).expiredUploads == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["\(upload.id).json", "\(upload.id).part"])
-        close(writer)
+        if !Self.sharesUploads(store) {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["\(upload.id).json", "\(upload.id).part"])
+        }
+        await writer.release()
         let report = try await store.collectGarbage(olderThan: .zero)
         #expect(report.expiredUploads == 1 && report.expiredUploadBytes == 1000)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        if Self.sharesUploads(store) {
+            #expect(try await store.uploadStaging.progress(of: upload.id) == nil)
+        } else {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+        #expect(try await store.verify().isClean)
     }
 
     @Test("an upload for a missing note, or of no bytes, is refused; an identifier that is not one is no identifier")

@@ -30,13 +30,14 @@ enum BlobLease {
         return .claimed(present: try BlobRecord.isPresent(hash.rawValue, in: db))
     }
 
-    /// Claims `hash` for deleting its object, when no live upload claim and no catalog row
-    /// exists for it; `false` when the object must stay.
+    /// Claims `hash` for deleting its object, when no live upload claim, no blob row and no piece
+    /// of a resumable upload (``ResumableUploadRecord``) names it; `false` when the object must stay.
     static func claimDeletion(_ hash: BlobHash, holder: String, until expiry: Date, in db: any SQLTransaction) throws -> Bool {
         let busy = try db.queryOne("""
             SELECT (EXISTS (SELECT 1 FROM blobLease WHERE hash = ? AND purpose = 'upload' AND expiresAt > ?)
-                    OR EXISTS (SELECT 1 FROM blob WHERE hash = ?)) AS found
-            """, [.text(hash.rawValue), .date(Date()), .text(hash.rawValue)])?.bool("found") ?? true
+                    OR EXISTS (SELECT 1 FROM blob WHERE hash = ?)
+                    OR EXISTS (SELECT 1 FROM resumableUploadPart WHERE hash = ?)) AS found
+            """, [.text(hash.rawValue), .date(Date()), .text(hash.rawValue), .text(hash.rawValue)])?.bool("found") ?? true
         guard !busy else { return false }
         try claim(hash, holder: holder, purpose: "delete", until: expiry, in: db)
         return true

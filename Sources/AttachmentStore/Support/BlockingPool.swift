@@ -35,6 +35,16 @@ enum BlockingPool {
         try await threads.runIfActive(body)
     }
 
+    /// Runs clean-up that reports nothing (closing a descriptor, removing a temporary file of
+    /// ours) on the store's blocking pool — or here, when the pool no longer runs work.
+    static func runCleanup(_ body: @escaping @Sendable () -> Void) async {
+        do {
+            try await threads.runIfActive(body)
+        } catch {
+            body()
+        }
+    }
+
     /// Runs a catalog read (`body` waits only for SQLite) on the catalog reads' threads.
     /// - Throws: whatever `body` throws.
     static func runCatalogRead<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

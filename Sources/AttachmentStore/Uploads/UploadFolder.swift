@@ -28,26 +28,11 @@ enum PartLock: Sendable {
 struct UploadFolder: Sendable {
     let path: String
 
-    /// What is written in `<id>.json`.
-    struct Info: Codable, Sendable {
-        var note: String
-        var filename: String
-        var length: Int64
-        var metadata: [String: String]
-        /// What the attachment's own metadata will be.
-        var attachmentMetadata: [String: String]
-        var createdAt: Date
-        var lifetimeSeconds: Double
-        /// The attachment the upload becomes, chosen at creation so that finishing twice (after
-        /// a crash between adding it and removing the part) adds it once.
-        var attachment: String
-    }
-
     func partPath(_ id: UploadID) -> String { path + "/" + id.rawValue + ".part" }
     func infoPath(_ id: UploadID) -> String { path + "/" + id.rawValue + ".json" }
 
     /// Creates the upload's empty part and its description.
-    func create(_ id: UploadID, info: Info) throws(SystemError) {
+    func create(_ id: UploadID, info: UploadDescription) throws(SystemError) {
         try POSIXFile.makeDirectories(path)
         let fd = try POSIXFile.createLocked(named: id.rawValue + ".part", in: path)
         defer { close(fd) }
@@ -55,13 +40,8 @@ struct UploadFolder: Sendable {
     }
 
     /// Replaces `<id>.json` whole (write, sync, rename, sync the folder).
-    func writeInfo(_ id: UploadID, _ info: Info) throws(SystemError) {
-        let data: Data
-        do {
-            data = try Self.encoder.encode(info)
-        } catch {
-            throw SystemError("encode the upload \(id): \(error)", code: EINVAL)
-        }
+    func writeInfo(_ id: UploadID, _ info: UploadDescription) throws(SystemError) {
+        let data = try info.encoded()
         let final = infoPath(id)
         let staging = final + Self.stagingSuffix
         let fd = open(staging, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
@@ -81,17 +61,13 @@ struct UploadFolder: Sendable {
     }
 
     /// The upload's description, or `nil` when there is none.
-    func info(_ id: UploadID) throws(SystemError) -> Info? {
+    func info(_ id: UploadID) throws(SystemError) -> UploadDescription? {
         let path = infoPath(id)
         guard let data = FileManager.default.contents(atPath: path) else {
             guard try POSIXFile.status(path) == nil else { throw SystemError("read \(path)", code: EIO) }
             return nil
         }
-        do {
-            return try Self.decoder.decode(Info.self, from: data)
-        } catch {
-            throw SystemError("read \(path): it is not an upload description (\(error))", code: EIO)
-        }
+        return try UploadDescription.decode(data, source: path)
     }
 
     /// The part's size and last change, or `nil` once the upload was finished (or never got one).
@@ -175,17 +151,4 @@ struct UploadFolder: Sendable {
 
     /// The suffix of an upload description being written.
     static let stagingSuffix = ".new"
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
-
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
-    }()
 }

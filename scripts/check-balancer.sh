@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# check-balancer.sh ATTACH_BINARY [CORPUS]: two `attach serve` processes with folders of their
+# own, on one PostgreSQL catalog and one S3 bucket (both started here, in a temporary folder),
+# behind nginx round-robin — the README's "Several servers behind a load balancer" — and proves:
+#   - a login through the balancer is accepted by both servers while browsing;
+#   - a tus upload whose requests alternate between the servers completes, and the original
+#     read back through the balancer is byte-identical;
+#   - with the object store stopped, /health/ready answers 503 on both servers (and
+#     /health/live still 200), naming nothing inside.
+# Installs nginx and curl when missing. Run by `make test`.
+set -euo pipefail
+binary=$(realpath "${1:?usage: check-balancer.sh ATTACH_BINARY [CORPUS]}")
+corpus=${2:-${ATTACH_CORPUS:-$(cd "$(dirname "$0")/.." && pwd)/.cache/corpus}}
+root=$(cd "$(dirname "$0")/.." && pwd)
+services=$root/scripts/services
+photo="$corpus/special/large-16mb.jpg"
+[ -f "$photo" ] || { echo "check-balancer.sh: $photo is missing; run make corpus" >&2; exit 1; }
+
+need=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v curl >/dev/null || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+  # shellcheck source=scripts/apt-lib.sh
+  . "$root/scripts/apt-lib.sh"
+  apt_install "to run two servers behind nginx" "${need[@]}"
+fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+work=$(mktemp -d /tmp/attach-balancer.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  "$services/s3.sh" stop "$work/s3" >/dev/null 2>&1 || true
+  "$services/postgres.sh" stop "$work/pg" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "check-balancer.sh: $*" >&2
+  for log in a.log b.log nginx-error.log; do
+    [ -s "$work/$log" ] && { echo "--- $log" >&2; tail -n 20 "$work/$log" >&2; }
+  done
+  exit 1
+}
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# The shared backend: one bucket, one catalog.
+while IFS= read -r line; do
+  case $line in S3_*=*) export "${line?}" ;; esac
+done < <("$services/s3.sh" start "$work/s3" "$(free_port)")
+[ -n "${S3_ENDPOINT:-}" ] || fail "s3.sh printed no S3_ENDPOINT"
+pg_url=$("$services/postgres.sh" start "$work/pg" "$(free_port)")
+backend=(--catalog "$pg_url?schema=balanced" --blobs "s3://$S3_BUCKET/balanced")
+(umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$work/token")
+token=$(cat "$work/token")
+"$binary" init --store "$work/a" "${backend[@]}" >/dev/null
+
+port_a=$(free_port); port_b=$(free_port); port_lb=$(free_port)
+"$binary" serve --store "$work/a" --port "$port_a" --token-file "$work/token" --trusted-proxy 127.0.0.1 "${backend[@]}" \
+  >"$work/a.out" 2>"$work/a.log" &
+pids+=($!)
+"$binary" serve --store "$work/b" --port "$port_b" --token-file "$work/token" --trusted-proxy 127.0.0.1 "${backend[@]}" \
+  >"$work/b.out" 2>"$work/b.log" &
+pids+=($!)
+
+# The README's upstream, on this machine's ports.
+mkdir -p "$work/nginx"
+cat >"$work/nginx.conf" <<NGINX
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events { worker_connections 64; }
+http {
+  access_log $work/nginx-access.log;
+  client_body_temp_path $work/nginx/body;
+  proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi;
+  uwsgi_temp_path $work/nginx/uwsgi;
+  scgi_temp_path $work/nginx/scgi;
+  upstream attach {
+    server 127.0.0.1:$port_a max_fails=2 fail_timeout=5s;
+    server 127.0.0.1:$port_b max_fails=2 fail_timeout=5s;
+    keepalive 16;
+  }
+  server {
+    listen 127.0.0.1:$port_lb;
+    client_max_body_size 0;
+    proxy_request_buffering off;
+    proxy_buffering off;
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host \$host;
+    proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+    add_header X-Upstream \$upstream_addr always;
+    location / { proxy_pass http://attach; }
+  }
+}
+NGINX
+user=(); [ "$(id -u)" = 0 ] && user=(-g 'daemon off; user root;') || user=(-g 'daemon off;')
+"$nginx_bin" -t -q -c "$work/nginx.conf" -p "$work" "${user[@]}" 2>"$work/nginx-test.log" || { cat "$work/nginx-test.log" >&2; fail "nginx refuses the configuration"; }
+"$nginx_bin" -c "$work/nginx.conf" -p "$work" "${user[@]}" &
+pids+=($!)
+lb="http://127.0.0.1:$port_lb"
+
+for port in "$port_a" "$port_b"; do
+  for _ in $(seq 1 150); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health/ready" 2>/dev/null)" = 200 ] && break
+    sleep 0.2
+  done
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health/ready")" = 200 ] || fail "the server on port $port is not ready"
+done
+
+# A login through the balancer, then browsing: each request may go to either server.
+cookie=$(curl -sS -D - -o /dev/null -d "token=$token" "$lb/login" | tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: \([^;]*\).*/\1/p' | head -n1)
+[ -n "$cookie" ] || fail "the login through the balancer set no cookie"
+browsed=()
+for _ in 1 2 3 4; do
+  read -r code upstream < <(curl -sS -o /dev/null -w '%{http_code} %header{x-upstream}\n' -b "$cookie" "$lb/api/notes")
+  [ "$code" = 200 ] || fail "browsing with the balancer's cookie answered $code on $upstream"
+  browsed+=("$upstream")
+done
+[ "$(printf '%s\n' "${browsed[@]}" | sort -u | wc -l)" = 2 ] || fail "browsing reached only ${browsed[*]}"
+
+# A tus upload of the 16 MB photo in 4 MiB requests through the balancer, alternating servers.
+api() { curl -sS -H "Authorization: Bearer $token" "$@"; }
+note=$(api -X POST -H 'Content-Type: application/json' -d '{"title":"Behind a balancer"}' "$lb/api/notes" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+size=$(stat -c %s "$photo")
+b64() { printf '%s' "$1" | base64 -w0; }
+location=$(api -D - -o /dev/null -X POST -H 'Tus-Resumable: 1.0.0' -H "Upload-Length: $size" \
+  -H "Upload-Metadata: noteId $(b64 "$note"),filename $(b64 balanced.jpg)" "$lb/api/uploads" \
+  | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+[[ $location == /api/uploads/* ]] || fail "creating the upload gave no Location"
+offset=0 chunk=$((4 << 20)) patched=() attachment=""
+while [ "$offset" -lt "$size" ]; do
+  dd if="$photo" of="$work/chunk" iflag=skip_bytes,count_bytes skip="$offset" count="$chunk" bs=1M status=none
+  api -D "$work/headers" -o /dev/null -X PATCH -H 'Tus-Resumable: 1.0.0' -H "Upload-Offset: $offset" \
+    -H 'Content-Type: application/offset+octet-stream' --data-binary "@$work/chunk" "$lb$location"
+  tr -d '\r' <"$work/headers" >"$work/h"
+  grep -q '^HTTP/1.1 204' "$work/h" || fail "PATCH at $offset answered $(head -n1 "$work/h")"
+  from=$offset
+  offset=$(sed -n 's/^[Uu]pload-[Oo]ffset: //p' "$work/h")
+  patched+=("$(sed -n 's/^[Xx]-[Uu]pstream: //p' "$work/h")")
+  attachment=$(sed -n 's/^[Aa]ttachment-[Ii]d: //p' "$work/h")
+  echo "check-balancer.sh: PATCH at $from: 204, Upload-Offset $offset, served by ${patched[-1]}${attachment:+, Attachment-Id $attachment}"
+done
+[ "$(printf '%s\n' "${patched[@]}" | sort -u | wc -l)" = 2 ] || fail "the upload's requests reached only ${patched[*]}"
+[ -n "$attachment" ] || fail "the last PATCH named no attachment"
+api -o "$work/original.jpg" "$lb/api/attachments/$attachment/original"
+cmp -s "$photo" "$work/original.jpg" || fail "the original read through the balancer differs from the upload"
+
+# The object store goes away: neither server is ready, both are alive, and the answer names
+# nothing inside.
+"$services/s3.sh" stop "$work/s3" >/dev/null 2>&1
+for port in "$port_a" "$port_b"; do
+  for _ in $(seq 1 50); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health/ready")" = 503 ] && break
+    sleep 0.2
+  done
+  answer=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$port/health/ready")
+  [[ $answer == *' 503' ]] || fail "with the object store stopped, /health/ready on $port answered $answer"
+  if grep -q -e 127.0.0.1 -e s3:// -e postgres <<<"$answer"; then fail "/health/ready names an internal address: $answer"; fi
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health/live")" = 200 ] || fail "/health/live on $port is not 200"
+done
+
+echo "check-balancer.sh: two servers on one PostgreSQL and one bucket behind nginx round-robin: a login served by both," \
+  "a $size-byte tus upload in ${#patched[@]} requests over ${patched[*]} byte-identical, /health/ready 503 on both with the object store stopped"
