@@ -82,8 +82,9 @@ run: deps
 ## start a local S3 store and PostgreSQL, run every test (a failed first run of that pass is run once
 ## more, its failures printed at the end), then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
-## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy and
-## the real-browser test
+## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy,
+## the real-browser test, and the Debian package installed and upgraded in a debootstrap root
+## (deb-test: one release build)
 test: deps test-deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory docs
@@ -96,6 +97,7 @@ test: deps test-deps browser-deps corpus
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory tus-test
 	$(MAKE) --no-print-directory browser-test
+	$(MAKE) --no-print-directory deb-test
 	@if [ -s test-output/retried-failures.txt ]; then echo "make test: passed; pass 1 failed once and passed when run again. Its first run:"; cat test-output/retried-failures.txt; fi
 
 ## docs: build the DocC archives of AttachmentStore, AttachmentSync and AttachmentClient into
@@ -173,9 +175,10 @@ bench: deps corpus
 	SWIFT=$(SWIFT) scripts/bench-micro.sh
 
 ## bench-smoke: one short pass of every benchmark, into test-output/ (CI runs it; not a measurement).
-## The scripts use the debug build; the micro-benchmarks need a release build of their target.
+## Every script, the micro-benchmarks' runner included, uses the debug build (no release build).
 SMOKE_ENV = BENCH_SMOKE=1 BENCH_OUT=$(CURDIR)/test-output/BENCHMARKS-smoke.md BENCH_CHART=$(CURDIR)/test-output/storage-smoke.svg \
-	ATTACH_BIN=$(CURDIR)/.build/debug/attach ATTACH_BENCH_BIN=$(CURDIR)/.build/debug/attach-bench PEAK_RSS_BIN=$(CURDIR)/.build/debug/peak-rss
+	ATTACH_BIN=$(CURDIR)/.build/debug/attach ATTACH_BENCH_BIN=$(CURDIR)/.build/debug/attach-bench PEAK_RSS_BIN=$(CURDIR)/.build/debug/peak-rss \
+	BENCH_MICRO_BIN=$(CURDIR)/.build/debug/StoreBenchmarks
 bench-smoke: deps corpus
 	$(SWIFT) build
 	mkdir -p test-output
