@@ -38,7 +38,7 @@ public enum S3ClientError: Error, Sendable, Equatable, CustomStringConvertible {
             let detail = [s3Code, message].compactMap { $0 }.joined(separator: ": ")
             return "the S3 server answered \(code)" + (detail.isEmpty ? "" : " (\(detail))")
         case .unreachable(let endpoint, let attempts, let underlying):
-            return "cannot reach the S3 server at \(endpoint) (\(attempts) attempt\(attempts == 1 ? "" : "s"): \(underlying)); is it running, and is S3_ENDPOINT right?"
+            return "cannot reach the S3 server at \(endpoint) (\(attempts) attempt\(attempts == 1 ? "" : "s"): \(underlying)); is it running, and is the endpoint right (endpoint=, S3_ENDPOINT, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, else the region's AWS endpoint)?"
         case .invalidConfiguration(let reason):
             return "invalid S3 configuration: \(reason)"
         case .credentialsUnavailable(let source, let reason):
