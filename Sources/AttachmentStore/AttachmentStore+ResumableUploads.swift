@@ -1,8 +1,4 @@
-import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension AttachmentStore {
     /// How long an upload that receives nothing is kept: one day.
@@ -78,23 +74,14 @@ extension AttachmentStore {
             return current
         }
         let writer = try await lockUpload(id)
-        do {
+        return try await releasing(writer) {
             let start = try await writer.offset()
             guard start == offset else { throw Error.upload(.offsetMismatch(expected: start, given: offset)) }
             let received = try await writer.append(bytes, at: start, length: current.length, checksum: checksum)
-            let outcome: ResumableUpload
-            if start + received == current.length {
-                var complete = current
-                complete.offset = current.length
-                outcome = try await finish(id, upload: complete, writer: writer)
-            } else {
-                outcome = try await resumableUpload(id)
-            }
-            await writer.release()
-            return outcome
-        } catch {
-            await writer.release()
-            throw error
+            guard start + received == current.length else { return try await resumableUpload(id) }
+            var complete = current
+            complete.offset = current.length
+            return try await finish(id, upload: complete, writer: writer)
         }
     }
 
@@ -110,14 +97,7 @@ extension AttachmentStore {
         guard upload.attachment == nil else { return upload }
         guard upload.isComplete else { throw Error.upload(.offsetMismatch(expected: upload.offset, given: upload.length)) }
         let writer = try await lockUpload(id)
-        do {
-            let finished = try await finish(id, upload: upload, writer: writer)
-            await writer.release()
-            return finished
-        } catch {
-            await writer.release()
-            throw error
-        }
+        return try await releasing(writer) { try await finish(id, upload: upload, writer: writer) }
     }
 
     /// Cancels an upload (tus termination): its bytes and description are removed.
@@ -129,14 +109,7 @@ extension AttachmentStore {
         case .busy: throw Error.upload(.busy(id))
         // A finished upload has no writer to lock; its description goes alone.
         case .gone: try await staging.removeFinished(id)
-        case .locked(let writer):
-            do {
-                try await writer.remove()
-            } catch {
-                await writer.release()
-                throw error
-            }
-            await writer.release()
+        case .locked(let writer): try await releasing(writer) { try await writer.remove() }
         }
     }
 
@@ -156,6 +129,18 @@ extension AttachmentStore {
         case .gone: throw Error.upload(.notFound(id))
         case .busy: throw Error.upload(.busy(id))
         }
+    }
+
+    /// Runs `body` while holding `writer`, then releases it, whether `body` returns or throws.
+    private func releasing<T>(_ writer: any UploadWriter, _ body: () async throws -> T) async throws -> T {
+        let outcome: Result<T, any Swift.Error>
+        do {
+            outcome = .success(try await body())
+        } catch {
+            outcome = .failure(error)
+        }
+        await writer.release()
+        return try outcome.get()
     }
 
     /// Tries to take an upload's writer lock; a lock held elsewhere is asked for again for up to

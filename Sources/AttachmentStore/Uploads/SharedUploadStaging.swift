@@ -126,13 +126,14 @@ struct SharedUploadWriter: UploadWriter {
         if let hash = outcome.hash {
             let piece = StagedBlob(temporaryPath: path, descriptor: fd, storePath: staging.layout.root, hash: hash,
                                    byteCount: outcome.kept, head: [])
+            let committed: Result<Void, any Swift.Error>
             do {
-                try await commit(piece, at: start)
+                committed = .success(try await commit(piece, at: start))
             } catch {
-                await BlockingPool.runCleanup { piece.release() }
-                throw error
+                committed = .failure(error)
             }
             await BlockingPool.runCleanup { piece.release() }
+            try committed.get()
         } else {
             await Self.drop(path, fd)
         }
