@@ -67,34 +67,34 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 
 # --- the run -----------------------------------------------------------------------------------
-status=0
+# Smoke: the debug build's runner, started without the plugin, reports "Debug results for NAME:".
+# Otherwise the plugin builds in release and prints markdown tables naming each benchmark. The
+# plugin writes nothing into the package (results go to stdout), so it needs no
+# --allow-writing-to-package-directory; --target keeps it to StoreBenchmarks (it takes every
+# executable target in a folder named Benchmarks for a benchmark).
 if [ "$smoke" = 1 ]; then
   runner=${BENCH_MICRO_BIN:-$repo/.build/debug/StoreBenchmarks}
   [ -x "$runner" ] || die "$runner is missing (run \`swift build\`, or set BENCH_MICRO_BIN)"
   say "corpus $corpus; smoke: running every benchmark once from the debug build $runner"
-  (cd "$repo" && "$runner" --quiet true) > "$scratch/run.md" 2>&1 || status=$?
-  if [ "$status" != 0 ] || grep -q 'benchmarks failed' "$scratch/run.md"; then
-    cat "$scratch/run.md" >&2
-    die "$runner failed (exit status $status); nothing was written"
-  fi
-  for name in "${expected[@]}"; do
-    grep -qF "results for $name:" "$scratch/run.md" || { cat "$scratch/run.md" >&2; die "no result for '$name'; nothing was written"; }
-  done
-  results=$(echo '### StoreBenchmarks (smoke: ran once each, debug build, no figures)'; echo; printf -- '- %s\n' "${expected[@]}")
+  run=("$runner" --quiet true) result_line='results for %s:'
 else
   say "corpus $corpus; building the benchmarks (release) and running them (a first build takes minutes)"
-  # The plugin writes nothing into the package (results go to stdout), so it needs no
-  # --allow-writing-to-package-directory. --target keeps it to StoreBenchmarks: it takes every
-  # executable target in a folder named Benchmarks for a benchmark.
-  (cd "$repo" && "$swift" package benchmark --target StoreBenchmarks --format markdown --no-progress) > "$scratch/run.md" || status=$?
-  # package-benchmark exits 0 when a benchmark's setup or body reported an error: look for that too.
-  if [ "$status" != 0 ] || grep -q 'benchmarks failed' "$scratch/run.md"; then
-    cat "$scratch/run.md" >&2
-    die "swift package benchmark failed (exit status $status); nothing was written"
-  fi
-  for name in "${expected[@]}"; do
-    grep -qF "$name" "$scratch/run.md" || { cat "$scratch/run.md" >&2; die "no result for '$name'; nothing was written"; }
-  done
+  run=("$swift" package benchmark --target StoreBenchmarks --format markdown --no-progress) result_line='%s'
+fi
+status=0
+(cd "$repo" && "${run[@]}") > "$scratch/run.md" || status=$?
+# package-benchmark exits 0 when a benchmark's setup or body reported an error: look for that too.
+if [ "$status" != 0 ] || grep -q 'benchmarks failed' "$scratch/run.md"; then
+  cat "$scratch/run.md" >&2
+  die "${run[0]} failed (exit status $status); nothing was written"
+fi
+for name in "${expected[@]}"; do
+  # shellcheck disable=SC2059 # the format is ours
+  grep -qF "$(printf "$result_line" "$name")" "$scratch/run.md" || { cat "$scratch/run.md" >&2; die "no result for '$name'; nothing was written"; }
+done
+if [ "$smoke" = 1 ]; then
+  results=$(echo '### StoreBenchmarks (smoke: ran once each, debug build, no figures)'; echo; printf -- '- %s\n' "${expected[@]}")
+else
   # Keep the tables from the target's heading on (the host line before it repeats "Machine"
   # below), one heading level down so that they nest under this section's heading.
   results=$(awk '/^## StoreBenchmarks$/ { on = 1 } on' "$scratch/run.md" | sed 's/^#/##/')

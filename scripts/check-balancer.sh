@@ -24,6 +24,8 @@ if [ ${#need[@]} -gt 0 ]; then
   . "$root/scripts/apt-lib.sh"
   apt_install "to run two servers behind nginx" "${need[@]}"
 fi
+# shellcheck source=scripts/nginx-lib.sh
+. "$root/scripts/nginx-lib.sh"
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 work=$(mktemp -d /tmp/attach-balancer.XXXXXX)
@@ -66,19 +68,7 @@ pids+=($!)
 pids+=($!)
 
 # The README's upstream, on this machine's ports.
-mkdir -p "$work/nginx"
-cat >"$work/nginx.conf" <<NGINX
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 64; }
-http {
-  access_log $work/nginx-access.log;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
+nginx_start "$work" "$(cat <<NGINX
   upstream attach {
     server 127.0.0.1:$port_a max_fails=2 fail_timeout=5s;
     server 127.0.0.1:$port_b max_fails=2 fail_timeout=5s;
@@ -96,12 +86,9 @@ http {
     add_header X-Upstream \$upstream_addr always;
     location / { proxy_pass http://attach; }
   }
-}
 NGINX
-user=(); [ "$(id -u)" = 0 ] && user=(-g 'daemon off; user root;') || user=(-g 'daemon off;')
-"$nginx_bin" -t -q -c "$work/nginx.conf" -p "$work" "${user[@]}" 2>"$work/nginx-test.log" || { cat "$work/nginx-test.log" >&2; fail "nginx refuses the configuration"; }
-"$nginx_bin" -c "$work/nginx.conf" -p "$work" "${user[@]}" &
-pids+=($!)
+)" || fail "nginx refuses the configuration"
+pids+=("$nginx_pid")
 lb="http://127.0.0.1:$port_lb"
 
 for port in "$port_a" "$port_b"; do

@@ -25,6 +25,8 @@ if [ ${#need[@]} -gt 0 ]; then
   . "$root/scripts/apt-lib.sh"
   apt_install "to check contrib/nginx.conf" "${need[@]}"
 fi
+# shellcheck source=scripts/nginx-lib.sh
+. "$root/scripts/nginx-lib.sh"
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 work=$(mktemp -d)
@@ -64,26 +66,8 @@ sed -e "s|listen 443 ssl http2;|listen 127.0.0.1:$tls_port ssl http2;|" \
 for expected in "127.0.0.1:$tls_port ssl" "127.0.0.1:$http_port;" "$work/cert.pem" "$work/key.pem" "127.0.0.1:$attach_port;"; do
   grep -qF "$expected" "$work/site.conf" || fail "contrib/nginx.conf changed shape: could not point it at $expected"
 done
-mkdir -p "$work/nginx"
-cat >"$work/nginx.conf" <<NGINX
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-events { worker_connections 64; }
-http {
-  access_log $work/nginx-access.log;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  include $work/site.conf;
-}
-NGINX
-user=(); [ "$(id -u)" = 0 ] && user=(-g 'daemon off; user root;') || user=(-g 'daemon off;')
-"$nginx_bin" -t -q -c "$work/nginx.conf" -p "$work" "${user[@]}" 2>"$work/nginx-test.log" || { cat "$work/nginx-test.log" >&2; fail "nginx refuses the configuration"; }
-"$nginx_bin" -c "$work/nginx.conf" -p "$work" "${user[@]}" &
-pids+=($!)
+nginx_start "$work" "  include $work/site.conf;" || fail "nginx refuses the configuration"
+pids+=("$nginx_pid")
 
 "$binary" serve --store "$work/store" --port "$attach_port" --token-file "$work/token" \
   --public-url "$public" --trusted-proxy 127.0.0.1 >"$work/attach.out" 2>"$work/attach.log" &

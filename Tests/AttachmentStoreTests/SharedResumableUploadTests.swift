@@ -12,14 +12,20 @@ import TestSupport
 struct SharedResumableUploadTests {
     typealias Pieces = ResumableUploadTests.Pieces
 
+    /// A store with a note and a new upload of the corpus photo to it.
+    static func startedUpload() async throws -> (fixture: StoreFixture, note: NoteID, photo: Data, upload: ResumableUpload) {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "n")
+        let photo = try ResumableUploadTests.photo()
+        let upload = try await fixture.store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
+        return (fixture, note.id, photo, upload)
+    }
+
     @Test("gc with no grace period keeps the pieces of an upload in progress; once it finishes they go and verify is clean")
     func garbageCollectionKeepsLivePieces() async throws {
-        let fixture = try await StoreFixture()
+        let (fixture, _, photo, upload) = try await Self.startedUpload()
         let store = fixture.store
         #expect(ResumableUploadTests.sharesUploads(store))
-        let note = try await store.createNote(title: "n")
-        let photo = try ResumableUploadTests.photo()
-        let upload = try await store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
         let half = photo.count / 2
         _ = try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo.prefix(half)))
         let during = try await store.collectGarbage(olderThan: .zero)
@@ -37,11 +43,8 @@ struct SharedResumableUploadTests {
 
     @Test("a writer whose server died holds the upload only until its lease runs out; then another continues it")
     func deadWritersLeaseRunsOut() async throws {
-        let fixture = try await StoreFixture()
+        let (fixture, note, photo, upload) = try await Self.startedUpload()
         let store = fixture.store
-        let note = try await store.createNote(title: "n")
-        let photo = try ResumableUploadTests.photo()
-        let upload = try await store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
         // The dead server: it took the lease and stopped renewing it, never releasing it.
         guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id), let dead = writer as? SharedUploadWriter else {
             Issue.record("the upload could not be locked")
@@ -62,11 +65,8 @@ struct SharedResumableUploadTests {
 
     @Test("a piece gone from the object store fails the upload's last request with a clear error and adds no attachment")
     func missingPieceAddsNothing() async throws {
-        let fixture = try await StoreFixture()
+        let (fixture, note, photo, upload) = try await Self.startedUpload()
         let store = fixture.store
-        let note = try await store.createNote(title: "n")
-        let photo = try ResumableUploadTests.photo()
-        let upload = try await store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
         let half = photo.count / 2
         _ = try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo.prefix(half)))
         let pieces = try await store.catalog.read { db in try ResumableUploadRecord.parts(upload.id, in: db) }
@@ -75,17 +75,14 @@ struct SharedResumableUploadTests {
         await #expect(throws: AttachmentStore.Error.objectStore(.missing(try #require(pieces.first).hash))) {
             try await store.appendToUpload(upload.id, at: Int64(half), bytes: Pieces(data: photo.suffix(from: half)))
         }
-        #expect(try await store.attachments(of: note.id).isEmpty)
+        #expect(try await store.attachments(of: note).isEmpty)
         #expect(try await store.verify().isClean)
     }
 
     @Test("a piece whose writer lost its lease meanwhile counts for nothing")
     func pieceOfALostLeaseCountsForNothing() async throws {
-        let fixture = try await StoreFixture()
+        let (fixture, note, photo, upload) = try await Self.startedUpload()
         let store = fixture.store
-        let note = try await store.createNote(title: "n")
-        let photo = try ResumableUploadTests.photo()
-        let upload = try await store.createUpload(for: note.id, filename: "a.jpg", length: Int64(photo.count))
         guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id) else {
             Issue.record("the upload could not be locked")
             return
