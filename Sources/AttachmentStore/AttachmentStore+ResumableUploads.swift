@@ -56,6 +56,20 @@ extension AttachmentStore {
         return upload
     }
 
+    /// Where an upload stands once a writer whose bytes stopped arriving was asked to stop and
+    /// kept what it received (the lock handover, see ``appendToUpload(_:at:bytes:checksum:interrupt:)``):
+    /// what a client resuming after its link died asks first. A writer whose bytes still arrive
+    /// is left alone, and the answer counts what it made durable so far.
+    /// - Throws: as ``resumableUpload(_:)``.
+    public func settledUpload(_ id: UploadID) async throws -> ResumableUpload {
+        let upload = try await resumableUpload(id)
+        guard upload.attachment == nil else { return upload }
+        if case .locked(let writer) = try await lockUploadWaiting(id, holder: nil, patience: Self.settlePatience) {
+            await writer.release()
+        }
+        return try await resumableUpload(id)
+    }
+
     /// Appends the bytes of one request to an upload that holds exactly `offset` bytes, makes
     /// them durable, and — when they were the last — adds the attachment (see
     /// ``finishUpload(_:)``).
@@ -63,21 +77,32 @@ extension AttachmentStore {
     /// If `bytes` throws midway (the connection dropped), what arrived is kept and durable, so
     /// the client continues from there; with a `checksum`, nothing of this request counts unless
     /// all of it arrived and matches.
+    ///
+    /// **Lock handover.** While this request holds the upload, another request for it (a client
+    /// resuming after its link died silently, here or on another server of a shared store) asks
+    /// it to stop once no byte arrived for a second: `interrupt` is called, which must end
+    /// `bytes` (a server closes the request's connection). What arrived is kept as for any
+    /// request cut off, and the other request proceeds from the true offset. Without `interrupt`,
+    /// this request is never asked and others wait for it as for a live writer.
     /// - Throws: ``Error/upload(_:)`` (`notFound`, `expired`, `offsetMismatch`, `busy`,
     ///   `exceedsLength`, `checksumMismatch`); what `bytes` throws; the errors of adding.
     public func appendToUpload<Bytes: AsyncSequence>(
-        _ id: UploadID, at offset: Int64, bytes: Bytes, checksum: UploadChecksum? = nil
+        _ id: UploadID, at offset: Int64, bytes: Bytes, checksum: UploadChecksum? = nil,
+        interrupt: (@Sendable () -> Void)? = nil
     ) async throws -> ResumableUpload where Bytes.Element: DataProtocol {
         let current = try await resumableUpload(id)
         guard current.attachment == nil else {
             guard offset == current.length else { throw Error.upload(.offsetMismatch(expected: current.length, given: offset)) }
             return current
         }
-        let writer = try await lockUpload(id)
-        return try await releasing(writer) {
+        let holder = UploadHolders.Holder(interrupt: interrupt)
+        let writer = try await lockUpload(id, holder: holder)
+        uploadHolders.register(holder, for: id)
+        return try await releasing(writer, held: (id, holder)) {
             let start = try await writer.offset()
             guard start == offset else { throw Error.upload(.offsetMismatch(expected: start, given: offset)) }
-            let received = try await writer.append(bytes, at: start, length: current.length, checksum: checksum)
+            let received = try await writer.append(HeldUploadBytes(base: bytes, holder: holder), at: start,
+                                                   length: current.length, checksum: checksum)
             guard start + received == current.length else { return try await resumableUpload(id) }
             var complete = current
             complete.offset = current.length
@@ -96,7 +121,7 @@ extension AttachmentStore {
         let upload = try await resumableUpload(id)
         guard upload.attachment == nil else { return upload }
         guard upload.isComplete else { throw Error.upload(.offsetMismatch(expected: upload.offset, given: upload.length)) }
-        let writer = try await lockUpload(id)
+        let writer = try await lockUpload(id, holder: nil)
         return try await releasing(writer) { try await finish(id, upload: upload, writer: writer) }
     }
 
@@ -105,7 +130,7 @@ extension AttachmentStore {
     public func cancelUpload(_ id: UploadID) async throws {
         let staging = uploadStaging
         guard try await staging.progress(of: id) != nil else { throw Error.upload(.notFound(id)) }
-        switch try await lockUploadWaiting(id, in: staging) {
+        switch try await lockUploadWaiting(id, holder: nil, patience: Self.handoverPatience) {
         case .busy: throw Error.upload(.busy(id))
         // A finished upload has no writer to lock; its description goes alone.
         case .gone: try await staging.removeFinished(id)
@@ -122,38 +147,68 @@ extension AttachmentStore {
 
     // MARK: - Writing
 
+    /// How long a request waits for an upload's writer to fall idle, or a writer on another
+    /// server to answer, before the upload is busy (423).
+    static let handoverPatience: Duration = .seconds(3)
+    /// How long asking where an upload stands waits for a writer to fall idle, or a writer on
+    /// another server to answer.
+    static let settlePatience: Duration = .seconds(2)
+
     /// Takes the writer lock of an unfinished upload.
-    private func lockUpload(_ id: UploadID) async throws -> any UploadWriter {
-        switch try await lockUploadWaiting(id, in: uploadStaging) {
+    private func lockUpload(_ id: UploadID, holder: UploadHolders.Holder?) async throws -> any UploadWriter {
+        switch try await lockUploadWaiting(id, holder: holder, patience: Self.handoverPatience) {
         case .locked(let writer): return writer
         case .gone: throw Error.upload(.notFound(id))
         case .busy: throw Error.upload(.busy(id))
         }
     }
 
-    /// Runs `body` while holding `writer`, then releases it, whether `body` returns or throws.
-    private func releasing<T>(_ writer: any UploadWriter, _ body: () async throws -> T) async throws -> T {
+    /// Runs `body` while holding `writer`, then releases it (and forgets the request holding it
+    /// as the upload's writer), whether `body` returns or throws.
+    private func releasing<T>(
+        _ writer: any UploadWriter, held: (UploadID, UploadHolders.Holder)? = nil, _ body: () async throws -> T
+    ) async throws -> T {
         let outcome: Result<T, any Swift.Error>
         do {
             outcome = .success(try await body())
         } catch {
             outcome = .failure(error)
         }
+        if let (id, holder) = held { uploadHolders.unregister(holder, for: id) }
         await writer.release()
         return try outcome.get()
     }
 
-    /// Tries to take an upload's writer lock; a lock held elsewhere is asked for again for up to
-    /// half a second before the upload counts as busy — a process starting a program holds
-    /// copies of our descriptors (and so a folder upload's lock) for the instant between its
-    /// fork and its exec, which is no writer.
-    private func lockUploadWaiting(_ id: UploadID, in staging: any UploadStaging) async throws -> UploadLock {
-        for _ in 0..<25 {
-            let lock = try await staging.lock(id)
+    /// How long a writer this process stopped may take to keep what it received and let go.
+    static let handoverGrace: Duration = .seconds(10)
+
+    /// Takes an upload's writer lock, waiting up to `patience` while another request holds it:
+    /// a holder in this process whose bytes stopped arriving is asked to stop
+    /// (``UploadHolders``) and then given ``handoverGrace`` to let go, a holder elsewhere is asked
+    /// through the staging, and a live one is waited for. A lock held by no writer at all also
+    /// passes: a process starting a program holds copies of our descriptors (and so a folder
+    /// upload's lock) for the instant between its fork and its exec.
+    private func lockUploadWaiting(_ id: UploadID, holder: UploadHolders.Holder?, patience: Duration) async throws -> UploadLock {
+        let staging = uploadStaging
+        let clock = ContinuousClock()
+        var deadline = clock.now + patience
+        var askedElsewhere = false
+        var stopped = false
+        while true {
+            let lock = try await staging.lock(id, holder: holder)
             guard case .busy = lock else { return lock }
+            if let current = uploadHolders.holder(of: id) {
+                if !stopped, current.stopIfIdle() {
+                    stopped = true
+                    deadline = clock.now + Self.handoverGrace
+                }
+            } else if !askedElsewhere {
+                try await staging.requestHandover(id)
+                askedElsewhere = true
+            }
+            guard clock.now < deadline else { return .busy }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return .busy
     }
 
     /// Adds the attachment of a complete upload whose writer the caller holds, then drops the

@@ -79,6 +79,8 @@ public final class AttachmentStore: Sendable {
     let clock: HybridClock
     /// The partial peer downloads in `tmp/` and their caps.
     let partials: PartialDownloads
+    /// The requests of this process writing resumable uploads (the lock handover).
+    let uploadHolders = UploadHolders()
 
     /// This store's stable peer id, made when the store was created.
     public var peerID: String { clock.peer }

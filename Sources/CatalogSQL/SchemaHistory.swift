@@ -7,7 +7,7 @@
 public enum SchemaHistory {
     /// This code's release: what `attach --version` prints and what a catalog records when this
     /// code migrates it. CHANGELOG.md lists what changed in each.
-    public static let release = "0.4.0"
+    public static let release = "0.5.0"
 
     /// The `storeSetting` key of the release that last migrated the catalog.
     public static let releaseSettingKey = "schemaRelease"

@@ -231,6 +231,12 @@ public enum SharedCatalogMigrations {
                 "CREATE INDEX resumableUploadPart_on_hash ON resumableUploadPart(hash)",
             ]
         },
+        Migration(id: "v17: a silent upload's writer hands its lock over") { _ in
+            // Another request's ask, from any server, that an upload's writer stop once its bytes
+            // stopped arriving (its client's link died silently), so the client resumes at once
+            // instead of waiting for the dead connection to time out.
+            ["ALTER TABLE resumableUpload ADD COLUMN handoverRequestedAt TEXT"]
+        },
     ]
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema

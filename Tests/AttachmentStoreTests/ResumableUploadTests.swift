@@ -49,7 +49,7 @@ struct ResumableUploadTests {
     /// Waits until some request holds the writer lock of `id`.
     static func waitUntilWriterHolds(_ id: UploadID, in store: AttachmentStore) async throws {
         for _ in 0..<1000 {
-            switch try await store.uploadStaging.lock(id) {
+            switch try await store.uploadStaging.lock(id, holder: nil) {
             case .busy: return
             case .gone: Issue.record("upload \(id) is gone"); return
             case .locked(let writer): await writer.release()
@@ -204,7 +204,7 @@ struct ResumableUploadTests {
         }
         // A writer (in another process, or on another server) holds the upload and has 1,000
         // bytes of it.
-        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id) else {
+        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id, holder: nil) else {
             Issue.record("the expired upload could not be locked")
             return
         }

@@ -43,14 +43,14 @@ struct SharedResumableUploadTests {
 
     @Test("a writer whose server died holds the upload only until its lease runs out; then another continues it")
     func deadWritersLeaseRunsOut() async throws {
-        let (fixture, note, photo, upload) = try await Self.startedUpload()
+        let (fixture, _, photo, upload) = try await Self.startedUpload()
         let store = fixture.store
         // The dead server: it took the lease and stopped renewing it, never releasing it.
-        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id), let dead = writer as? SharedUploadWriter else {
+        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id, holder: nil), let dead = writer as? SharedUploadWriter else {
             Issue.record("the upload could not be locked")
             return
         }
-        dead.renewal.cancel()
+        dead.watch.cancel()
         await #expect(throws: AttachmentStore.Error.upload(.busy(upload.id))) {
             try await store.appendToUpload(upload.id, at: 0, bytes: Pieces(data: photo))
         }
@@ -81,9 +81,9 @@ struct SharedResumableUploadTests {
 
     @Test("a piece whose writer lost its lease meanwhile counts for nothing")
     func pieceOfALostLeaseCountsForNothing() async throws {
-        let (fixture, note, photo, upload) = try await Self.startedUpload()
+        let (fixture, _, photo, upload) = try await Self.startedUpload()
         let store = fixture.store
-        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id) else {
+        guard case .locked(let writer) = try await store.uploadStaging.lock(upload.id, holder: nil) else {
             Issue.record("the upload could not be locked")
             return
         }
@@ -99,5 +99,22 @@ struct SharedResumableUploadTests {
         // Its piece's object was dropped with the refused piece.
         let report = try await store.verify()
         #expect(report.isClean && report.unreferencedFiles == 0)
+    }
+
+    @Test("a writer on one server whose bytes stopped arriving hands the upload over to a request on another server")
+    func silentWriterOnAnotherServerHandsOver() async throws {
+        let fixture = try await StoreFixture()
+        let sent = 700_000
+        let (photo, upload, silent) = try await UploadHandoverTests.silentUpload(fixture, sent: sent)
+        try await fixture.asAnotherServer { other in
+            // The other server knows nothing of the first one's request: it asks through the catalog.
+            #expect(other.uploadHolders.holder(of: upload.id) == nil)
+            let settled = try await other.settledUpload(upload.id)
+            #expect(settled.offset == Int64(sent))
+            await #expect(throws: UploadHandoverTests.LinkDied.self) { try await silent.value }
+            let done = try await other.appendToUpload(upload.id, at: Int64(sent), bytes: Pieces(data: photo.suffix(from: sent)))
+            #expect(try await other.original(of: try #require(done.attachment)).data() == photo)
+        }
+        #expect(try await fixture.store.verify().isClean)
     }
 }

@@ -64,6 +64,27 @@ public final class BareSocket {
         _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Sends all of `bytes`, on a thread of its own (a send waits while the server does not read,
+    /// which must not hold one of the cooperative pool's threads); whether they all went.
+    @discardableResult
+    public func send(_ bytes: Data) async -> Bool {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let sent = bytes.withUnsafeBytes { buffer -> Bool in
+                    var offset = 0
+                    while offset < buffer.count {
+                        let count = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                        guard count > 0 else { return false }
+                        offset += count
+                    }
+                    return true
+                }
+                continuation.resume(returning: sent)
+            }
+        }
+    }
+
     /// Bytes received and not yet read.
     public var unread: Int {
         var count: Int32 = 0

@@ -12,6 +12,11 @@ import Hummingbird
 ///   upload becomes an attachment of its note (`Attachment-Id`);
 /// - `DELETE /api/uploads/{id}` cancels it.
 ///
+/// A `HEAD`, `PATCH` or `DELETE` for an upload another request holds, whose bytes stopped
+/// arriving for a second (its client's link died silently), takes it over: the old request
+/// is stopped, what it received is kept, and the new one proceeds from the true offset. A live
+/// writer still gets 423.
+///
 /// Every answer, errors included, carries `Tus-Resumable`.
 struct ResumableUploadRoutes {
     let dependencies: ServerDependencies
@@ -64,7 +69,8 @@ struct ResumableUploadRoutes {
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {
         try await speakingTus {
             try TusProtocol.requireVersion(request)
-            var upload = try await store.resumableUpload(try Self.uploadID(context))
+            // A writer whose client went silent is asked to stop first, so the offset is true.
+            var upload = try await store.settledUpload(try Self.uploadID(context))
             // Every byte arrived but the attachment was not added (a crash or a lost note in
             // between): finish now, so the answer says what it became.
             if upload.isComplete && upload.attachment == nil { upload = try await store.finishUpload(upload.id) }
@@ -86,7 +92,10 @@ struct ResumableUploadRoutes {
             let receiver = UploadReceiver(dependencies: dependencies)
             let slot = try receiver.receiving()
             defer { slot.finish() }
-            let upload = try await store.appendToUpload(id, at: offset, bytes: receiver.body(of: request), checksum: checksum)
+            // Another request for this upload, after this one's bytes stopped arriving, closes this
+            // connection: the lock handover (what arrived is kept).
+            let upload = try await store.appendToUpload(id, at: offset, bytes: receiver.body(of: request), checksum: checksum,
+                                                        interrupt: { [channel = context.channel] in channel.close(promise: nil) })
             return Response(status: .noContent, headers: Self.headers(upload))
         }
     }

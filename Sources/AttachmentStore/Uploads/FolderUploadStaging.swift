@@ -21,13 +21,17 @@ struct FolderUploadStaging: UploadStaging {
         }
     }
 
-    func lock(_ id: UploadID) async throws -> UploadLock {
+    func lock(_ id: UploadID, holder: UploadHolders.Holder?) async throws -> UploadLock {
         switch try await onFolder(folder, { folder in try folder.lockPartIfPresent(id) }) {
         case .locked(let fd): .locked(FolderUploadWriter(folder: folder, id: id, fd: fd))
         case .busy: .busy
         case .gone: .gone
         }
     }
+
+    /// Only this process writes `uploads/` (another holds a lock only for the instant between a
+    /// fork and an exec), so there is nobody to ask.
+    func requestHandover(_ id: UploadID) async throws {}
 
     func removeFinished(_ id: UploadID) async throws {
         try await onFolder(folder) { folder in try folder.removeAll(id) }

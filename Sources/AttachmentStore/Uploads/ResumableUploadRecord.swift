@@ -7,7 +7,8 @@ import Foundation
 ///
 /// An upload's offset is the sum of its parts. Its writer lease (`writer`, `writerExpiresAt`) is
 /// taken by one request at a time, on any server, renewed while it receives, and released when
-/// it ends; a lease that ran out is free to take.
+/// it ends; a lease that ran out is free to take. `handoverRequestedAt` (`v17`) is another
+/// request's ask that the writer stop if its bytes stopped arriving (``UploadHolders``).
 enum ResumableUploadRecord {
     /// One stored piece of an upload.
     struct Part: Sendable, Equatable {
@@ -59,7 +60,7 @@ enum ResumableUploadRecord {
     /// writer's lease is still running at `now`.
     static func takeWriter(_ id: UploadID, writer: String, until expiry: Date, now: Date, in db: any SQLTransaction) throws -> Lease {
         let taken = try db.execute("""
-            UPDATE resumableUpload SET writer = ?, writerExpiresAt = ?
+            UPDATE resumableUpload SET writer = ?, writerExpiresAt = ?, handoverRequestedAt = NULL
             WHERE id = ? AND finishedAt IS NULL AND (writer IS NULL OR writerExpiresAt <= ?)
             """, [.text(writer), .date(expiry), .text(id.rawValue), .date(now)])
         if taken == 1 { return .taken }
@@ -74,9 +75,22 @@ enum ResumableUploadRecord {
                        [.date(expiry), .text(id.rawValue), .text(writer)]) == 1
     }
 
+    /// Asks the upload's writer, if it has one, to stop when its bytes stopped arriving (the
+    /// lock handover, `v17`).
+    static func requestHandover(_ id: UploadID, now: Date, in db: any SQLTransaction) throws {
+        _ = try db.execute("UPDATE resumableUpload SET handoverRequestedAt = ? WHERE id = ? AND writer IS NOT NULL",
+                           [.date(now), .text(id.rawValue)])
+    }
+
+    /// Whether a request asked `writer`, holding the upload's lease, to hand it over.
+    static func handoverRequested(_ id: UploadID, writer: String, in db: any SQLTransaction) throws -> Bool {
+        try db.queryOne("SELECT 1 AS found FROM resumableUpload WHERE id = ? AND writer = ? AND handoverRequestedAt IS NOT NULL",
+                        [.text(id.rawValue), .text(writer)]) != nil
+    }
+
     /// Ends `writer`'s lease, if it still holds it.
     static func releaseWriter(_ id: UploadID, writer: String, in db: any SQLTransaction) throws {
-        _ = try db.execute("UPDATE resumableUpload SET writer = NULL, writerExpiresAt = NULL WHERE id = ? AND writer = ?",
+        _ = try db.execute("UPDATE resumableUpload SET writer = NULL, writerExpiresAt = NULL, handoverRequestedAt = NULL WHERE id = ? AND writer = ?",
                            [.text(id.rawValue), .text(writer)])
     }
 

@@ -36,7 +36,7 @@ struct SharedUploadStaging: UploadStaging {
         try await catalog.read { db in try ResumableUploadRecord.find(id, in: db) }
     }
 
-    func lock(_ id: UploadID) async throws -> UploadLock {
+    func lock(_ id: UploadID, holder: UploadHolders.Holder?) async throws -> UploadLock {
         let writer = UUID().uuidString.lowercased()
         let now = Date()
         let lease = try await catalog.write(locking: [.upload(id)]) { db in
@@ -48,8 +48,12 @@ struct SharedUploadStaging: UploadStaging {
         case .taken:
             guard let progress = try await progress(of: id) else { return .gone }
             return .locked(SharedUploadWriter(staging: self, id: id, writer: writer, description: progress.description,
-                                              renewal: renewal(of: id, writer: writer)))
+                                              watch: watch(id, writer: writer, holder: holder)))
         }
+    }
+
+    func requestHandover(_ id: UploadID) async throws {
+        try await catalog.write(locking: [.upload(id)]) { db in try ResumableUploadRecord.requestHandover(id, now: Date(), in: db) }
     }
 
     func removeFinished(_ id: UploadID) async throws {
@@ -64,12 +68,25 @@ struct SharedUploadStaging: UploadStaging {
         return (shared.uploads + local.uploads, shared.bytes + local.bytes)
     }
 
-    /// A task that renews `writer`'s lease until it is cancelled or the lease is lost.
-    private func renewal(of id: UploadID, writer: String) -> Task<Void, Never> {
+    /// How often a writer whose bytes stopped arriving looks for a handover request.
+    static let handoverPoll: Duration = .milliseconds(200)
+
+    /// A task that renews `writer`'s lease until it is cancelled or the lease is lost, and — while
+    /// `holder` receives nothing — stops it when a request on any server asked for a handover.
+    private func watch(_ id: UploadID, writer: String, holder: UploadHolders.Holder?) -> Task<Void, Never> {
         Task { [catalog, logger] in
+            let clock = ContinuousClock()
+            let renewEvery = Duration.seconds(Self.writerLease / 4)
+            var renewAt = clock.now + renewEvery
             while true {
                 do {
-                    try await Task.sleep(for: .seconds(Self.writerLease / 4))
+                    try await Task.sleep(for: holder == nil ? renewEvery : Self.handoverPoll)
+                    if let holder, holder.isIdle,
+                       try await catalog.read({ db in try ResumableUploadRecord.handoverRequested(id, writer: writer, in: db) }) {
+                        holder.stopIfIdle()
+                    }
+                    guard clock.now >= renewAt else { continue }
+                    renewAt = clock.now + renewEvery
                     let held = try await catalog.write(locking: [.upload(id)]) { db in
                         try ResumableUploadRecord.renewWriter(id, writer: writer, until: Date().addingTimeInterval(Self.writerLease), in: db)
                     }
@@ -77,7 +94,7 @@ struct SharedUploadStaging: UploadStaging {
                 } catch is CancellationError {
                     return
                 } catch {
-                    logger.warning("an upload's writer lease could not be renewed; trying again",
+                    logger.warning("an upload's writer lease could not be renewed or checked; trying again",
                                    metadata: ["upload": "\(id)", "error": "\(error)"])
                 }
             }
@@ -97,13 +114,14 @@ struct SharedUploadStaging: UploadStaging {
     }
 }
 
-/// The writer of a shared upload: it holds the catalog's lease, renewed by a task of its own.
+/// The writer of a shared upload: it holds the catalog's lease, renewed (and watched for a
+/// handover request) by a task of its own.
 struct SharedUploadWriter: UploadWriter {
     let staging: SharedUploadStaging
     let id: UploadID
     let writer: String
     let description: UploadDescription
-    let renewal: Task<Void, Never>
+    let watch: Task<Void, Never>
     private var catalog: Catalog { staging.catalog }
 
     func offset() async throws -> Int64 {
@@ -206,17 +224,17 @@ struct SharedUploadWriter: UploadWriter {
     }
 
     func finish() async throws {
-        renewal.cancel()
+        watch.cancel()
         try await catalog.write(locking: [.upload(id)]) { [id] db in try ResumableUploadRecord.markFinished(id, now: Date(), in: db) }
     }
 
     func remove() async throws {
-        renewal.cancel()
+        watch.cancel()
         try await catalog.write(locking: [.upload(id)]) { [id] db in try ResumableUploadRecord.delete(id, in: db) }
     }
 
     func release() async {
-        renewal.cancel()
+        watch.cancel()
         do {
             try await catalog.write(locking: [.upload(id)]) { [id, writer] db in try ResumableUploadRecord.releaseWriter(id, writer: writer, in: db) }
         } catch {

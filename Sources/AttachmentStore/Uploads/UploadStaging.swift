@@ -18,8 +18,12 @@ protocol UploadStaging: Sendable {
     func create(_ id: UploadID, description: UploadDescription) async throws
     /// Where an upload stands, or `nil` when there is no such upload.
     func progress(of id: UploadID) async throws -> UploadProgress?
-    /// Takes the upload's writer lock without waiting.
-    func lock(_ id: UploadID) async throws -> UploadLock
+    /// Takes the upload's writer lock without waiting, for the request `holder` stands for (when
+    /// it receives bytes; a holder on another server watches for ``requestHandover(_:)``).
+    func lock(_ id: UploadID, holder: UploadHolders.Holder?) async throws -> UploadLock
+    /// Asks a writer that another process holds to stop if its bytes stopped arriving (see
+    /// ``UploadHolders``); a home no other process writes does nothing.
+    func requestHandover(_ id: UploadID) async throws
     /// Removes an upload that has nothing left to write (a finished one), description and all.
     func removeFinished(_ id: UploadID) async throws
     /// `gc`'s part: removes uploads abandoned past their expiry (and leftovers of a crash while
