@@ -1,7 +1,16 @@
 #!/usr/bin/env python3
-"""Resumable uploads against a real `attach serve`, with tuspy (the tus client from PyPI).
+"""Resumable uploads against a real `attach serve`, with tuspy (the tus client from PyPI) and a
+raw tus client written here.
 
-Two cuts, each while tuspy sends the 16 MB corpus photo through a relay this test runs:
+Silent cuts, as a phone leaving Wi-Fi makes them: at 25 %, 50 % and 75 % of the 16 MB corpus
+photo, the relay drops the client's side of the connection while the server's side stays open
+and hears nothing more. The server's request still holds the upload; the client's next request
+must take it over (the lock handover) instead of being told 423 until the dead connection times
+out. For each client and each cut: the first answer after the client reconnects comes within 2 s
+and none is 423, the client sends under 1.1x the file in all, and the attachment is
+byte-identical.
+
+Then two cuts, each while tuspy sends the photo through the relay:
   1. the relay drops every connection once three quarters of the photo have passed it;
   2. the server is killed (SIGKILL) at the same point, then started again on the same store.
 At the cut the relay first holds the bytes back until the server's offset stops growing (so
@@ -13,6 +22,7 @@ attachment is byte-identical.
 
 Usage: tus_resume_test.py ATTACH_BINARY CORPUS_DIR
 """
+import base64
 import hashlib
 import json
 import os
@@ -125,6 +135,127 @@ def upload_with_cut(name, cut):
         server.stop()
 
 
+SILENT_CUTS = (0.25, 0.50, 0.75)
+
+
+class SilentCut:
+    """Cuts the relay silently once `fraction` of the file has passed it, and judges the resume."""
+
+    def __init__(self, size, fraction):
+        self.size, self.fraction, self.cut_at, self.relay = size, fraction, None, None
+
+    def on_bytes(self, total):
+        if self.cut_at is None and total > self.size * self.fraction:
+            self.cut_at = self.relay.silence_all()
+
+    def judge(self, name):
+        relay = self.relay
+        assert self.cut_at is not None, "the connection was never cut"
+        reconnected = min(t for t in relay.accepted if t > self.cut_at)
+        after = [(t, status) for t, status in relay.answers if t > reconnected]
+        assert after, "no answer after the client reconnected"
+        waited = after[0][0] - reconnected
+        statuses = sorted({status for _, status in after})
+        ratio = relay.sent / self.size
+        print(f"tus silent cut at {self.fraction:.0%} ({name}): first answer {waited:.2f} s after reconnecting, "
+              f"statuses {statuses}, the client sent {ratio:.3f}x the file, attachment byte-identical")
+        assert waited < 2, f"the first answer after reconnecting took {waited:.2f} s"
+        assert 423 not in statuses, "the client was told the upload is locked"
+        assert ratio < 1.1, f"the client sent {ratio:.2f}x the file"
+
+
+def check_attachment(port, note):
+    attachments = json.loads(api(port, "GET", f"/api/notes/{note}/attachments"))["attachments"]
+    assert len(attachments) == 1, f"{len(attachments)} attachments, expected 1"
+    original = api(port, "GET", f"/api/attachments/{attachments[0]['id']}/original")
+    with open(PHOTO, "rb") as f:
+        assert hashlib.sha256(original).digest() == hashlib.sha256(f.read()).digest(), "the attachment differs from the photo"
+
+
+def tuspy_silent_cut(fraction):
+    work = tempfile.mkdtemp(prefix="tus-")
+    server = Server(os.path.join(work, "store"), free_port())
+    server.start()
+    try:
+        size = os.path.getsize(PHOTO)
+        note = json.loads(api(server.port, "POST", "/api/notes", json.dumps({"title": "tuspy"}).encode()))["id"]
+        cut = SilentCut(size, fraction)
+        cut.relay = Relay(server.port, cut.on_bytes)
+        client = tus.TusClient(f"http://127.0.0.1:{cut.relay.port}/api/uploads")
+        uploader = client.uploader(PHOTO, metadata={"noteId": note, "filename": "large-16mb.jpg"},
+                                   retries=5, retry_delay=0.5, store_url=False)
+        uploader.upload()
+        check_attachment(server.port, note)
+        cut.judge("tuspy")
+    finally:
+        server.stop()
+
+
+def http_exchange(port, head, body=b"", answer_timeout=30):
+    """Sends one request on a new connection through `port`; its status and headers."""
+    with socket.create_connection(("127.0.0.1", port), timeout=answer_timeout) as connection:
+        connection.sendall(head + body)
+        received = b""
+        while b"\r\n\r\n" not in received:
+            chunk = connection.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed before the answer")
+            received += chunk
+        lines = received.split(b"\r\n\r\n")[0].decode().split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+        return int(lines[0].split()[1]), headers
+
+
+def request_head(method, path, headers):
+    return "\r\n".join([f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Tus-Resumable: 1.0.0", *headers, "", ""]).encode()
+
+
+def raw_silent_cut(fraction):
+    """A tus client in a few lines: PATCH the rest; when the link dies, HEAD and PATCH again."""
+    work = tempfile.mkdtemp(prefix="tus-")
+    server = Server(os.path.join(work, "store"), free_port())
+    server.start()
+    try:
+        with open(PHOTO, "rb") as f:
+            data = f.read()
+        size = len(data)
+        note = json.loads(api(server.port, "POST", "/api/notes", json.dumps({"title": "raw"}).encode()))["id"]
+        metadata = f"noteId {base64.b64encode(note.encode()).decode()},filename {base64.b64encode(b'large-16mb.jpg').decode()}"
+        status, headers = http_exchange(server.port, request_head("POST", "/api/uploads", [
+            f"Upload-Length: {size}", f"Upload-Metadata: {metadata}", "Content-Length: 0"]))
+        assert status == 201, f"creating the upload answered {status}"
+        path = headers["location"]
+        cut = SilentCut(size, fraction)
+        cut.relay = Relay(server.port, cut.on_bytes)
+        offset, done = 0, False
+        for attempt in range(10):
+            if attempt > 0:
+                status, headers = http_exchange(cut.relay.port, request_head("HEAD", path, []))
+                assert status == 200, f"HEAD answered {status}"
+                offset = int(headers["upload-offset"])
+            head = request_head("PATCH", path, ["Content-Type: application/offset+octet-stream",
+                                                f"Upload-Offset: {offset}", f"Content-Length: {size - offset}"])
+            try:
+                with socket.create_connection(("127.0.0.1", cut.relay.port), timeout=30) as connection:
+                    connection.sendall(head)
+                    for start in range(offset, size, 65536):
+                        connection.sendall(data[start:start + 65536])
+                    answer = connection.recv(65536)
+                    if not answer:
+                        raise ConnectionError("closed before the answer")
+                    status = int(answer.split(b" ", 2)[1])
+                    assert status == 204, f"PATCH answered {status}"
+                    done = True
+                    break
+            except OSError:
+                time.sleep(0.5)  # the link died: come back a moment later, as a client would
+        assert done, "the upload did not finish in 10 attempts"
+        check_attachment(server.port, note)
+        cut.judge("raw client")
+    finally:
+        server.stop()
+
+
 def drop_connections(relay, server):
     relay.drop_all()
 
@@ -135,6 +266,9 @@ def restart_server(relay, server):
     server.start()
 
 
+for fraction in SILENT_CUTS:
+    tuspy_silent_cut(fraction)
+    raw_silent_cut(fraction)
 upload_with_cut("relay cut midway", drop_connections)
 upload_with_cut("server killed midway and restarted", restart_server)
-print("tus: 2 passed")
+print(f"tus: {2 * len(SILENT_CUTS) + 2} passed")
