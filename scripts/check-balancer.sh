@@ -5,6 +5,9 @@
 #   - a login through the balancer is accepted by both servers while browsing;
 #   - a tus upload whose requests alternate between the servers completes, and the original
 #     read back through the balancer is byte-identical;
+#   - a PATCH to one server that goes silent (its socket left open, nothing more sent) is taken
+#     over from the other: HEAD there answers with every byte the silent request delivered, and
+#     the rest sent there finishes the upload byte-identical;
 #   - with the object store stopped, /health/ready answers 503 on both servers (and
 #     /health/live still 200), naming nothing inside.
 # Installs nginx and curl when missing. Run by `make test`.
@@ -138,6 +141,46 @@ done
 api -o "$work/original.jpg" "$lb/api/attachments/$attachment/original"
 cmp -s "$photo" "$work/original.jpg" || fail "the original read through the balancer differs from the upload"
 
+# A silent cut: a PATCH to server A delivers 3 MiB and then nothing, its socket left open (a
+# phone that left Wi-Fi). The client comes back through the other server: HEAD on B asks A,
+# through the catalog, to hand the upload over, and answers with every byte A received.
+silent_location=$(api -D - -o /dev/null -X POST -H 'Tus-Resumable: 1.0.0' -H "Upload-Length: $size" \
+  -H "Upload-Metadata: noteId $(b64 "$note"),filename $(b64 silent.jpg)" "$lb/api/uploads" \
+  | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+[[ $silent_location == /api/uploads/* ]] || fail "creating the second upload gave no Location"
+delivered=$((3 << 20))
+python3 - "$port_a" "$silent_location" "$token" "$photo" "$size" "$delivered" >"$work/silent.out" 2>&1 <<'PY' &
+import socket, sys, time
+port, path, token, photo, size, delivered = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+head = (f"PATCH {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\nTus-Resumable: 1.0.0\r\n"
+        f"Content-Type: application/offset+octet-stream\r\nUpload-Offset: 0\r\nContent-Length: {size}\r\n\r\n").encode()
+with open(photo, "rb") as f:
+    body = f.read(delivered)
+connection = socket.create_connection(("127.0.0.1", int(port)))
+connection.sendall(head + body)
+print("sent", flush=True)
+time.sleep(300)  # silent: never another byte, never a close
+PY
+silent_pid=$!
+pids+=("$silent_pid")
+for _ in $(seq 1 100); do grep -q sent "$work/silent.out" 2>/dev/null && break; sleep 0.1; done
+grep -q sent "$work/silent.out" || fail "the silent client did not send: $(cat "$work/silent.out")"
+asked=$(date +%s.%N)
+api -D "$work/headers" -o /dev/null -I -H 'Tus-Resumable: 1.0.0' "http://127.0.0.1:$port_b$silent_location"
+answered=$(date +%s.%N)
+held=$(tr -d '\r' <"$work/headers" | sed -n 's/^[Uu]pload-[Oo]ffset: //p')
+waited=$(python3 -c "print(f'{$answered - $asked:.2f}')")
+[ "$held" = "$delivered" ] || fail "after a silent cut on A, HEAD on B answered Upload-Offset ${held:-none}, not $delivered"
+dd if="$photo" of="$work/rest" iflag=skip_bytes skip="$delivered" bs=1M status=none
+api -D "$work/headers" -o /dev/null -X PATCH -H 'Tus-Resumable: 1.0.0' -H "Upload-Offset: $delivered" \
+  -H 'Content-Type: application/offset+octet-stream' --data-binary "@$work/rest" "http://127.0.0.1:$port_b$silent_location"
+tr -d '\r' <"$work/headers" >"$work/h"
+grep -q '^HTTP/1.1 204' "$work/h" || fail "the rest of the silent upload on B answered $(head -n1 "$work/h")"
+silent_attachment=$(sed -n 's/^[Aa]ttachment-[Ii]d: //p' "$work/h")
+api -o "$work/silent.jpg" "$lb/api/attachments/$silent_attachment/original"
+cmp -s "$photo" "$work/silent.jpg" || fail "the upload finished after a silent cut differs from the photo"
+echo "check-balancer.sh: a PATCH to A silent after $delivered bytes: HEAD on B answered Upload-Offset $held in $waited s; the rest on B finished it byte-identical"
+
 # The object store goes away: neither server is ready, both are alive, and the answer names
 # nothing inside.
 "$services/s3.sh" stop "$work/s3" >/dev/null 2>&1
@@ -153,4 +196,5 @@ for port in "$port_a" "$port_b"; do
 done
 
 echo "check-balancer.sh: two servers on one PostgreSQL and one bucket behind nginx round-robin: a login served by both," \
-  "a $size-byte tus upload in ${#patched[@]} requests over ${patched[*]} byte-identical, /health/ready 503 on both with the object store stopped"
+  "a $size-byte tus upload in ${#patched[@]} requests over ${patched[*]} byte-identical, a silent PATCH on A taken over from B in $waited s," \
+  "/health/ready 503 on both with the object store stopped"

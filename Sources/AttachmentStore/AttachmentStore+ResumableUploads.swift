@@ -64,7 +64,7 @@ extension AttachmentStore {
     public func settledUpload(_ id: UploadID) async throws -> ResumableUpload {
         let upload = try await resumableUpload(id)
         guard upload.attachment == nil else { return upload }
-        if case .locked(let writer) = try await lockUploadWaiting(id, holder: nil, patience: Self.settlePatience) {
+        if case .locked(let writer) = try await lockUploadWaiting(id, holder: nil) {
             await writer.release()
         }
         return try await resumableUpload(id)
@@ -130,7 +130,7 @@ extension AttachmentStore {
     public func cancelUpload(_ id: UploadID) async throws {
         let staging = uploadStaging
         guard try await staging.progress(of: id) != nil else { throw Error.upload(.notFound(id)) }
-        switch try await lockUploadWaiting(id, holder: nil, patience: Self.handoverPatience) {
+        switch try await lockUploadWaiting(id, holder: nil) {
         case .busy: throw Error.upload(.busy(id))
         // A finished upload has no writer to lock; its description goes alone.
         case .gone: try await staging.removeFinished(id)
@@ -147,16 +147,14 @@ extension AttachmentStore {
 
     // MARK: - Writing
 
-    /// How long a request waits for an upload's writer to fall idle, or a writer on another
-    /// server to answer, before the upload is busy (423).
+    /// How long a request waits for an upload's writer to fall idle (``UploadHolders/idleAfter``),
+    /// or a writer on another server to answer and keep what it received, before the upload is
+    /// busy (423).
     static let handoverPatience: Duration = .seconds(3)
-    /// How long asking where an upload stands waits for a writer to fall idle, or a writer on
-    /// another server to answer.
-    static let settlePatience: Duration = .seconds(2)
 
     /// Takes the writer lock of an unfinished upload.
     private func lockUpload(_ id: UploadID, holder: UploadHolders.Holder?) async throws -> any UploadWriter {
-        switch try await lockUploadWaiting(id, holder: holder, patience: Self.handoverPatience) {
+        switch try await lockUploadWaiting(id, holder: holder) {
         case .locked(let writer): return writer
         case .gone: throw Error.upload(.notFound(id))
         case .busy: throw Error.upload(.busy(id))
@@ -182,16 +180,16 @@ extension AttachmentStore {
     /// How long a writer this process stopped may take to keep what it received and let go.
     static let handoverGrace: Duration = .seconds(10)
 
-    /// Takes an upload's writer lock, waiting up to `patience` while another request holds it:
+    /// Takes an upload's writer lock, waiting up to ``handoverPatience`` while another request holds it:
     /// a holder in this process whose bytes stopped arriving is asked to stop
     /// (``UploadHolders``) and then given ``handoverGrace`` to let go, a holder elsewhere is asked
     /// through the staging, and a live one is waited for. A lock held by no writer at all also
     /// passes: a process starting a program holds copies of our descriptors (and so a folder
     /// upload's lock) for the instant between its fork and its exec.
-    private func lockUploadWaiting(_ id: UploadID, holder: UploadHolders.Holder?, patience: Duration) async throws -> UploadLock {
+    private func lockUploadWaiting(_ id: UploadID, holder: UploadHolders.Holder?) async throws -> UploadLock {
         let staging = uploadStaging
         let clock = ContinuousClock()
-        var deadline = clock.now + patience
+        var deadline = clock.now + Self.handoverPatience
         var askedElsewhere = false
         var stopped = false
         while true {
