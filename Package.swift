@@ -172,6 +172,7 @@ let package = Package(
             name: "AttachmentClient",
             dependencies: [
                 "AsyncCoordination",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

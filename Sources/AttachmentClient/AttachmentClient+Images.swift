@@ -36,7 +36,7 @@ extension AttachmentClient {
     /// ones first. When the task that awaits this is cancelled — the cell scrolled away — the
     /// request leaves the queue, or is cut if it was already sent: a thumbnail no one awaits
     /// is never fetched.
-    /// - Throws: `CancellationError`; ``AttachmentClientError`` (422 `not_an_image` for a file
+    /// - Throws: `CancellationError`; ``AttachmentClientError`` (404 `not_an_image` for a file
     ///   that is not an image).
     public func thumbnail(of id: String, size: Int = 200, priority: ThumbnailPriority = .visible) async throws -> Data {
         let waiter = UInt64.random(in: 1..<(UInt64.max / 2))

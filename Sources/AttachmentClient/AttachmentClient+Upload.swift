@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -45,6 +46,11 @@ extension AttachmentClient {
     /// Uploads the file at `file` to the end of note `note` by the tus protocol, resuming from
     /// the server's offset after a dropped connection (up to `retries` times in a row, with
     /// back-off) or after ``TransferTask/cancel()`` and a new call for the same file.
+    ///
+    /// Known bytes are never sent twice: before a new upload the file is hashed (off the
+    /// cooperative pool) and its digest sent with the upload's creation (`Repr-Digest`); when the
+    /// server already holds those bytes — the same photo imported again, an app reinstalled —
+    /// the upload is finished at once and nothing more is sent.
     public func upload(fileAt file: URL, to note: String, filename: String? = nil, retries: Int = 8) -> UploadTask {
         .start { report in
             try await runUpload(file: file, note: note, filename: filename ?? file.lastPathComponent, retries: retries, report: report)
@@ -75,7 +81,13 @@ extension AttachmentClient {
             location = saved
             offset = status.offset
         } else {
-            location = try await createUpload(note: note, filename: filename, size: size)
+            let digest = try await Self.sha256(ofFileAt: path)
+            let created = try await createUpload(note: note, filename: filename, size: size, digest: digest)
+            if let done = created.attachment {
+                report(UploadProgress(sent: size, total: size, resumedFrom: size))
+                return try await attachment(done)
+            }
+            location = created.location
             resumptions[key] = location
         }
         var resumedFrom = offset
@@ -123,9 +135,25 @@ extension AttachmentClient {
         return request
     }
 
-    private func createUpload(note: String, filename: String, size: Int64) async throws -> String {
+    /// The SHA-256 of the file at `path`, read on NIO's thread pool.
+    static func sha256(ofFileAt path: String) async throws -> [UInt8] {
+        try await NIOThreadPool.singleton.runIfActive {
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw AttachmentClientError.fileUnreadable(path) }
+            defer { try? handle.close() }
+            var hasher = SHA256()
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hasher.update(data: chunk)
+            }
+            return Array(hasher.finalize())
+        }
+    }
+
+    /// Creates an upload, naming the whole file's digest; its address, and the attachment it
+    /// already became when the server held the bytes.
+    private func createUpload(note: String, filename: String, size: Int64, digest: [UInt8]) async throws -> (location: String, attachment: String?) {
         var request = try tusRequest(.POST, "/api/uploads")
         request.headers.add(name: "Upload-Length", value: String(size))
+        request.headers.add(name: "Repr-Digest", value: "sha-256=:\(Data(digest).base64EncodedString()):")
         let metadata = "noteId \(Data(note.utf8).base64EncodedString()),filename \(Data(filename.utf8).base64EncodedString())"
         request.headers.add(name: "Upload-Metadata", value: metadata)
         let response = try await execute(request, timeout: Self.requestTimeout)
@@ -138,7 +166,8 @@ extension AttachmentClient {
               id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else {
             throw AttachmentClientError.unexpectedAnswer("creating an upload gave no Location of an upload on this server")
         }
-        return location
+        let attachment = response.headers.first(name: "Attachment-Id").flatMap { id in UUID(uuidString: id).map { _ in id.lowercased() } }
+        return (location, attachment)
     }
 
     /// `nil` when the server no longer knows the upload.

@@ -12,6 +12,8 @@ public enum AttachmentClientError: Error, Sendable, Equatable, CustomStringConve
     case unexpectedAnswer(String)
     /// A resumable upload was forgotten by the server (it expired or was cancelled); start again.
     case uploadGone
+    /// The file to upload could not be opened for reading.
+    case fileUnreadable(String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum AttachmentClientError: Error, Sendable, Equatable, CustomStringConve
         case .transport(let reason): "the server could not be reached: \(reason)"
         case .unexpectedAnswer(let reason): "the server's answer was not what the API promises: \(reason)"
         case .uploadGone: "the server no longer knows this upload (it expired or was cancelled); upload the file again"
+        case .fileUnreadable(let path): "\(path) could not be opened for reading"
         }
     }
 
@@ -42,7 +45,7 @@ public enum AttachmentClientError: Error, Sendable, Equatable, CustomStringConve
         switch self {
         case .transport: true
         case .server(let status, _, _): status == 409 || status == 423 || status == 460 || status >= 500
-        case .unexpectedAnswer, .uploadGone: false
+        case .unexpectedAnswer, .uploadGone, .fileUnreadable: false
         }
     }
 }

@@ -164,6 +164,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     ResumableUploadRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
+    HeldOriginalRoute(dependencies: dependencies).register(on: api)
     let system = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
     SystemRoutes(dependencies: dependencies).registerProtected(on: system)
 

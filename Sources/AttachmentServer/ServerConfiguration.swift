@@ -58,6 +58,9 @@ public struct ServerConfiguration: Sendable {
     public var sessionLifetime: Duration = .seconds(7 * 24 * 3600)
     /// The largest upload accepted, in bytes; larger ones are answered with 413. Default 256 MiB.
     public var maxUploadBytes: Int64 = 256 << 20
+    /// The largest ``maxUploadBytes`` a server may be given: 1 TiB. A tus `Upload-Length` past
+    /// it is malformed (400) on any server; one past the server's own limit is too large (413).
+    public static let uploadLimitCeiling: Int64 = 1 << 40
     /// How long a resumable upload (`/api/uploads`) that receives nothing is kept before `gc`
     /// may remove it: one day.
     public var uploadLifetime: Duration = AttachmentStore.defaultUploadLifetime
@@ -157,7 +160,7 @@ public struct ServerConfiguration: Sendable {
     ///   one shorter than ``minimumPublicTokenBytes``, or a number is out of range.
     public func validate() throws(Problem) {
         guard (0...65_535).contains(port) else { throw .invalidPort(port) }
-        guard maxUploadBytes > 0 else { throw .invalidUploadLimit(maxUploadBytes) }
+        guard (1...Self.uploadLimitCeiling).contains(maxUploadBytes) else { throw .invalidUploadLimit(maxUploadBytes) }
         if let token, token.isEmpty { throw .emptyToken }
         if let syncToken {
             guard !syncToken.isEmpty else { throw .emptyToken }
@@ -300,7 +303,7 @@ public struct ServerConfiguration: Sendable {
             case .invalidPort(let port):
                 return "port \(port) is out of range; use 0...65535"
             case .invalidUploadLimit(let limit):
-                return "upload limit \(limit) must be a positive number of bytes"
+                return "upload limit \(limit) must be a positive number of bytes, at most 1 TiB (1048576 MiB)"
             case .invalidPeerBandwidth(let rate):
                 return "peer bandwidth \(rate) must be a positive number of bytes per second"
             case .peerTokenForManyPeers(let count):

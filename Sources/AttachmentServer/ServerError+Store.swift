@@ -7,9 +7,11 @@ extension ServerError {
     /// | store error | status | code |
     /// |---|---|---|
     /// | `noteNotFound`, `attachmentNotFound`, `notInTrash` | 404 | `note_not_found`, `attachment_not_found`, `not_in_trash` |
+    /// | `originalNotHeld` | 404 | `original_not_held` |
     /// | `notAvailableLocally` | 409 | `not_available_locally` |
     /// | `invalidArgument` | 400 | `invalid_argument` |
-    /// | `notAnImage`, `imageUnreadable`, `imageTooLarge` | 422 | `not_an_image`, `image_unreadable`, `image_too_large` |
+    /// | `notAnImage` (the attachment has no thumbnail) | 404 | `not_an_image` |
+    /// | `imageUnreadable`, `imageTooLarge` | 422 | `image_unreadable`, `image_too_large` |
     /// | `writeFailed` whose cause is a full disk or quota | 507 | `storage_failed` |
     /// | `writeFailed` for any other cause (permissions, a concurrent writer) | 500 | `storage_failed` |
     /// | `objectStore` (the S3 store failed or is unreachable) | 503 | `blob_storage_unavailable` |
@@ -25,13 +27,15 @@ extension ServerError {
             self.init(.notFound, code: "attachment_not_found", message: "no attachment \(id)")
         case .notInTrash(let id):
             self.init(.notFound, code: "not_in_trash", message: "nothing in the trash is called \(id)")
+        case .originalNotHeld(let hash):
+            self.init(.notFound, code: "original_not_held", message: "this server holds no original hashing to sha256:\(hash); send its bytes")
         case .notAvailableLocally(let id):
             self.init(.conflict, code: "not_available_locally",
                       message: "the bytes of attachment \(id) are on a peer, not on this server yet")
         case .invalidArgument(let message):
             self.init(.badRequest, code: "invalid_argument", message: message)
         case .notAnImage(let id):
-            self.init(.unprocessableContent, code: "not_an_image", message: "attachment \(id) is not an image, so it has no thumbnail")
+            self.init(.notFound, code: "not_an_image", message: "attachment \(id) is not an image, so it has no thumbnail")
         case .imageUnreadable(let id, let reason):
             self.init(.unprocessableContent, code: "image_unreadable", message: "the image of attachment \(id) cannot be decoded: \(reason)")
         case .imageTooLarge(let id, let reason):

@@ -69,16 +69,23 @@ extension AttachmentStore {
     /// transaction.
     func insertRecord(for blob: IngestedBlob, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID,
                       position: Int, in db: any SQLTransaction) throws -> Attachment {
+        try insertRecord(of: blob.facts, note: note, filename: filename, metadata: metadata, id: id, position: position, in: db)
+    }
+
+    /// Inserts the row of a new attachment whose original `facts` describe (its bytes installed
+    /// and recorded present) at `position` of `note`. Call inside a catalog write transaction.
+    func insertRecord(of facts: OriginalFacts, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID,
+                      position: Int, in db: any SQLTransaction) throws -> Attachment {
         let now = Date()
         let record = AttachmentRecord(
             id: id.rawValue, noteId: note.rawValue, position: position,
-            blobHash: blob.staged.hash.rawValue, mediaType: blob.mediaType,
-            filename: filename, width: blob.image?.width, height: blob.image?.height,
-            orientation: blob.image?.orientation, metadata: metadata, createdAt: now, updatedAt: now,
+            blobHash: facts.hash.rawValue, mediaType: facts.mediaType,
+            filename: filename, width: facts.width, height: facts.height,
+            orientation: facts.orientation, metadata: metadata, createdAt: now, updatedAt: now,
             clock: clock.tick().rawValue
         )
         try record.insert(db)
-        return try AttachmentRow(attachment: record, byteCount: blob.staged.byteCount, state: .present).value
+        return try AttachmentRow(attachment: record, byteCount: facts.byteCount, state: .present).value
     }
 
     /// Replaces an attachment's bytes with the file at `url`; its id, note, position and metadata

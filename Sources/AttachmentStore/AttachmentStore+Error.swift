@@ -63,6 +63,9 @@ extension AttachmentStore {
         case pushedBlob(PushedBlobError)
         /// Nothing in the trash has this identifier (or identifier prefix).
         case notInTrash(String)
+        /// The store does not hold an original hashing to this (or not of the size given), so it
+        /// cannot be attached without its bytes: send them.
+        case originalNotHeld(BlobHash)
 
         /// What went wrong, in one line, without naming any command: a program using the library
         /// adds its own advice (the `attach` command does, in `ErrorHint`).
@@ -78,6 +81,8 @@ extension AttachmentStore {
                 return "no attachment \(id)"
             case .notInTrash(let id):
                 return "nothing in the trash is called \(id)"
+            case .originalNotHeld(let hash):
+                return "the store holds no original hashing to sha256:\(hash); send its bytes"
             case .ambiguousIdentifier(let prefix, let matches):
                 let shown = matches.prefix(5).joined(separator: ", ")
                 return "\(prefix) matches \(matches.count) records (\(shown)); give more characters"

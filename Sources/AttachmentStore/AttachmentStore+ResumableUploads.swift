@@ -25,12 +25,15 @@ extension AttachmentStore {
     ///   - attachmentMetadata: the metadata the attachment gets when the upload finishes
     ///     (none by default).
     ///   - lifetime: how long the upload is kept after it last received bytes.
+    ///   - wholeFile: the SHA-256 of the whole file, when the client knows it: if the store
+    ///     already holds those bytes (of `length`), the upload finishes at once and the answer
+    ///     names the attachment, without a byte sent (see ``addAttachment(to:holding:filename:metadata:byteCount:id:)``).
     /// - Throws: ``Error/invalidArgument(_:)`` for a file name that breaks ``RecordRules``;
     ///   ``Error/noteNotFound(_:)``; ``Error/upload(_:)`` with
     ///   ``ResumableUploadError/invalidLength(_:)``; ``Error/writeFailed(path:cause:)``.
     public func createUpload(
         for note: NoteID, filename: String, length: Int64, metadata: [String: String] = [:],
-        attachmentMetadata: [String: String] = [:], lifetime: Duration = defaultUploadLifetime
+        attachmentMetadata: [String: String] = [:], lifetime: Duration = defaultUploadLifetime, wholeFile: BlobHash? = nil
     ) async throws -> ResumableUpload {
         guard length > 0 else { throw Error.upload(.invalidLength(length)) }
         let filename = try RecordRules.filename(given: filename)
@@ -43,7 +46,32 @@ extension AttachmentStore {
             attachmentMetadata: attachmentMetadata, createdAt: Date(),
             lifetimeSeconds: Double(lifetime.components.seconds), attachment: AttachmentID.make().rawValue)
         try await uploadStaging.create(id, description: description)
-        return description.upload(id, offset: 0, lastActivity: nil, finished: false)
+        let upload = description.upload(id, offset: 0, lastActivity: nil, finished: false)
+        guard let wholeFile, try await holdsOriginal(wholeFile) else { return upload }
+        return try await finishHeld(upload, hash: wholeFile)
+    }
+
+    /// Finishes a new upload with bytes the store already holds: the attachment it was created
+    /// for is added from them, and the upload is done. If they went meanwhile (a `gc`), the
+    /// upload stays as it was, waiting for its bytes.
+    private func finishHeld(_ upload: ResumableUpload, hash: BlobHash) async throws -> ResumableUpload {
+        guard let progress = try await uploadStaging.progress(of: upload.id) else { throw Error.upload(.notFound(upload.id)) }
+        let description = progress.description
+        let writer = try await lockUpload(upload.id, holder: nil)
+        return try await releasing(writer) {
+            do {
+                _ = try await addAttachment(to: upload.note, holding: hash, filename: description.filename,
+                                            metadata: description.attachmentMetadata, byteCount: upload.length,
+                                            id: AttachmentID(rawValue: description.attachment))
+            } catch Error.originalNotHeld {
+                return upload
+            }
+            try await writer.finish()
+            var finished = upload
+            finished.offset = upload.length
+            finished.attachment = AttachmentID(rawValue: description.attachment)
+            return finished
+        }
     }
 
     /// Where an upload stands: its offset, and the attachment it became once finished.

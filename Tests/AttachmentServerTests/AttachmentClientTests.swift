@@ -107,6 +107,35 @@ struct AttachmentClientTests {
         }
     }
 
+    @Test("re-importing 50 photos the server already holds sends under 1 % of their bytes, and each becomes a byte-identical attachment")
+    func reimportSendsNoKnownBytes() async throws {
+        let fixture = try ServerFixture(token: Self.token)
+        let photos = try FileManager.default.contentsOfDirectory(atPath: try Corpus.file("fifty").path(percentEncoded: false))
+            .filter { $0.hasSuffix(".jpg") }.sorted().map { try Corpus.file("fifty/" + $0) }
+        #expect(photos.count == 50)
+        // The first import, already on the server.
+        let store = try await fixture.store()
+        let first = try await store.createNote(title: "camera roll")
+        for photo in photos { _ = try await store.addAttachment(to: first.id, fromFile: photo) }
+        let total = try photos.reduce(Int64(0)) { $0 + Int64(try Data(contentsOf: $1).count) }
+        try await LiveServerTests.serve(fixture) { port, _ in
+            let client = AttachmentClient(server: URL(string: "http://127.0.0.1:\(port)")!, token: Self.token)
+            let note = try await client.createNote(title: "camera roll, again")
+            for photo in photos {
+                let attachment = try await client.upload(fileAt: photo, to: note.id).value
+                #expect(attachment.hash == (try Self.sha256(of: photo)))
+            }
+            #expect(try await client.attachments(of: note.id).count == 50)
+            // What the server received in upload bodies.
+            let (_, text) = try await client.send(.GET, "/metrics")
+            let received = String(buffer: text).split(separator: "\n")
+                .filter { $0.hasPrefix("attach_upload_bytes_total") }
+                .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+                .reduce(0, +)
+            #expect(received < Double(total) / 100, "\(received) of \(total) bytes were sent again")
+        }
+    }
+
     @Test("a full image arrives with progress; cancelled midway it stops and leaves no file")
     func fullImageWithProgressAndCancel() async throws {
         try await Self.withClient(bandwidth: 4 << 20) { client, _ in

@@ -87,7 +87,7 @@ struct ResumableUploadAPITests {
             var body = Data("efg".utf8)
             let expected: (Int, String)
             switch kind {
-            case "no version": headers[TusProtocol.tusResumable] = nil; expected = (412, "tus_version_unsupported")
+            case "no version": headers[TusProtocol.tusResumable] = nil; expected = (400, "tus_version_required")
             case "foreign version": headers[TusProtocol.tusResumable] = "0.2.2"; expected = (412, "tus_version_unsupported")
             case "wrong type": headers[.contentType] = "application/octet-stream"; expected = (415, "unsupported_media_type")
             case "no offset": headers[TusProtocol.uploadOffset] = nil; expected = (400, "upload_offset_required")

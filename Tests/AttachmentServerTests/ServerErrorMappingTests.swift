@@ -45,7 +45,7 @@ struct ServerErrorMappingTests {
         (.attachmentNotFound("a1"), 404, "attachment_not_found"),
         (.notAvailableLocally(attachment), 409, "not_available_locally"),
         (.invalidArgument("position must be positive"), 400, "invalid_argument"),
-        (.notAnImage(attachment), 422, "not_an_image"),
+        (.notAnImage(attachment), 404, "not_an_image"),
         (.imageUnreadable(attachment, reason: "truncated"), 422, "image_unreadable"),
         (.imageTooLarge(attachment, reason: "100000 x 100000"), 422, "image_too_large"),
         (.ambiguousIdentifier(prefix: "ab", matches: ["ab1", "ab2"]), 404, "not_found"),

@@ -30,18 +30,23 @@ struct TusProtocolUnitTests {
 
     static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 
-    @Test("only Tus-Resumable: 1.0.0 is spoken; anything else is a 412 that names the version")
-    func version() throws {
+    @Test("only Tus-Resumable: 1.0.0 is spoken: another version is a 412, none or a malformed one a 400, each naming the version",
+          arguments: [
+            (nil, 400, "tus_version_required"), ("0.2.2", 412, "tus_version_unsupported"), ("2.0.0", 412, "tus_version_unsupported"),
+            ("1.0", 400, "tus_version_invalid"), ("", 400, "tus_version_invalid"), ("1.0.0.0", 400, "tus_version_invalid"),
+            ("x.y.z", 400, "tus_version_invalid"),
+          ] as [(String?, Int, String)])
+    func version(given: String?, status: Int, code: String) throws {
         try TusProtocol.requireVersion(Self.request([TusProtocol.tusResumable: "1.0.0"]))
-        for headers: HTTPFields in [[:], [TusProtocol.tusResumable: "0.2.2"], [TusProtocol.tusResumable: "1.0"]] {
-            do {
-                try TusProtocol.requireVersion(Self.request(headers))
-                Issue.record("\(headers) accepted")
-            } catch let error as ServerError {
-                #expect(error.status == .preconditionFailed)
-                #expect(error.code == "tus_version_unsupported")
-                #expect(error.headers[TusProtocol.tusVersion] == "1.0.0")
-            }
+        var headers: HTTPFields = [:]
+        if let given { headers[TusProtocol.tusResumable] = given }
+        do {
+            try TusProtocol.requireVersion(Self.request(headers))
+            Issue.record("\(headers) accepted")
+        } catch let error as ServerError {
+            #expect(error.status.code == status)
+            #expect(error.code == code)
+            #expect(error.headers[TusProtocol.tusVersion] == "1.0.0")
         }
     }
 

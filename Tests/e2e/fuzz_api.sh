@@ -18,7 +18,10 @@ venv=$root/.cache/fuzz-venv
 ensure_venv "$venv" schemathesis schemathesis
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$attach" serve --store "$work/store" --port "$port" --log-level warning > "$work/serve.log" 2>&1 &
+# The largest upload limit a server takes, so that any Upload-Length the document allows is one
+# this server accepts (a length past a smaller limit is a 413, which only the server's own
+# configuration decides; the suite tests it).
+"$attach" serve --store "$work/store" --port "$port" --log-level warning --max-upload 1048576 > "$work/serve.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q "serving " "$work/serve.log" 2>/dev/null && break; sleep 0.1; done

@@ -52,9 +52,13 @@ struct AttachmentRoutes {
 
     /// Streams the upload into the store. One file answers 201 with the attachment; a form
     /// answers 201 with the list, or 303 back to the note page when a browser sent it without script.
+    /// A JSON body (``OriginalReference``) attaches bytes the server already holds, by hash.
     @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let note = try NoteRoutes.noteID(context)
         _ = try await store.note(note)  // 404 before reading any byte
+        if OriginalReference.isSent(in: request) {
+            return try await attachHeld(to: note, request: request, context: context)
+        }
         let receiver = UploadReceiver(dependencies: dependencies)
         let isForm: Bool
         if case .multipart = try receiver.kind(of: request) { isForm = true } else { isForm = false }
@@ -68,6 +72,21 @@ struct AttachmentRoutes {
             : resources[0].response(from: request, context: context)
         response.status = .created
         if !isForm { response.headers[.location] = resources[0].url }
+        return response
+    }
+
+    /// Attaches bytes the server holds, named by hash in a JSON body: 201 with the attachment,
+    /// 404 `original_not_held` when the bytes must be sent.
+    private func attachHeld(to note: NoteID, request: Request, context: AppRequestContext) async throws -> Response {
+        guard let reference = try await JSONBody.decode(OriginalReference.self, from: request, context: context, allowEmpty: false) else {
+            throw ServerError.badRequest("send {\"hash\": \"sha256:…\", \"filename\": …}", code: "invalid_json")
+        }
+        let attachment = try await store.addAttachment(to: note, holding: try reference.blobHash(), filename: reference.filename,
+                                                       metadata: reference.metadata ?? [:], byteCount: reference.byteCount)
+        let resource = AttachmentResource(attachment)
+        var response = try resource.response(from: request, context: context)
+        response.status = .created
+        response.headers[.location] = resource.url
         return response
     }
 

@@ -6,7 +6,9 @@ import Hummingbird
 ///
 /// - `OPTIONS /api/uploads` says what the server speaks;
 /// - `POST /api/uploads` with `Upload-Length` and `Upload-Metadata` (`noteId`, `filename`)
-///   creates an upload and answers 201 with its `Location`;
+///   creates an upload and answers 201 with its `Location`; with `Repr-Digest: sha-256=:…:` (the
+///   whole file's digest, RFC 9530) naming bytes the server holds, the upload is finished at once
+///   (`Upload-Offset` its length, `Attachment-Id`), and nothing need be sent;
 /// - `HEAD /api/uploads/{id}` answers how many bytes the store holds (`Upload-Offset`);
 /// - `PATCH /api/uploads/{id}` appends bytes at exactly that offset; when the last arrive the
 ///   upload becomes an attachment of its note (`Attachment-Id`);
@@ -47,6 +49,9 @@ struct ResumableUploadRoutes {
             guard let length = try TusProtocol.byteCount(TusProtocol.uploadLength, in: request) else {
                 throw ServerError.badRequest("send Upload-Length, the size of the whole file", code: "upload_length_required")
             }
+            guard length <= ServerConfiguration.uploadLimitCeiling else {
+                throw ServerError.badRequest("Upload-Length may be at most 1 TiB on any server", code: "invalid_tus_header")
+            }
             let limit = dependencies.configuration.maxUploadBytes
             guard length <= limit else { throw ServerError.uploadTooLarge(limit: limit) }
             guard length > 0 else { throw ServerError.unprocessable("the upload is empty", code: "empty_upload") }
@@ -59,10 +64,14 @@ struct ResumableUploadRoutes {
                 throw ServerError.badRequest("name the file in Upload-Metadata (filename)", code: "filename_required")
             }
             let upload = try await store.createUpload(for: note, filename: filename, length: length, metadata: metadata,
-                                                      lifetime: dependencies.configuration.uploadLifetime)
-            return Response(status: .created, headers: [
-                .location: "/api/uploads/\(upload.id)", TusProtocol.uploadExpires: TusProtocol.httpDate(upload.expiresAt),
-            ])
+                                                      lifetime: dependencies.configuration.uploadLifetime,
+                                                      wholeFile: try RepresentationDigest.sha256(of: request))
+            // Bytes the server already holds finish the upload at once: the answer says where it
+            // ends and what it became, and the client sends nothing.
+            var headers = Self.headers(upload)
+            headers[.location] = "/api/uploads/\(upload.id)"
+            if upload.attachment == nil { headers[TusProtocol.uploadOffset] = nil }
+            return Response(status: .created, headers: headers)
         }
     }
 

@@ -33,10 +33,20 @@ enum TusProtocol {
     /// Ours: on a finished upload, the attachment it became.
     static let attachmentID = HTTPField.Name("Attachment-Id")!
 
-    /// Refuses a request that does not say it speaks our version (412, with the versions we do).
+    /// Refuses a request that does not say it speaks our version, naming the version we do
+    /// (`Tus-Version`): another version (`MAJOR.MINOR.PATCH`) is 412, as tus requires; no
+    /// `Tus-Resumable`, or one that is no version at all, is a malformed request (400).
     static func requireVersion(_ request: Request) throws {
-        guard request.headers[tusResumable] == version else {
-            throw ServerError(.preconditionFailed, code: "tus_version_unsupported",
+        guard let given = request.headers[tusResumable] else {
+            throw ServerError(.badRequest, code: "tus_version_required",
+                              message: "send Tus-Resumable: \(version), the tus version this server speaks",
+                              headers: [tusVersion: version])
+        }
+        guard given == version else {
+            let parts = given.split(separator: ".", omittingEmptySubsequences: false)
+            let isVersion = parts.count == 3 && parts.allSatisfy { !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCIIDigit) }
+            throw ServerError(isVersion ? .preconditionFailed : .badRequest,
+                              code: isVersion ? "tus_version_unsupported" : "tus_version_invalid",
                               message: "send Tus-Resumable: \(version), the tus version this server speaks",
                               headers: [tusVersion: version])
         }

@@ -126,6 +126,21 @@ struct AttachmentRecord: Sendable {
         return record
     }
 
+    /// What an attachment of the store records of the original hashing to `hash`, when the store
+    /// holds those bytes (the blob's row says present): any attachment of them will do, in the
+    /// trash or not, since they all describe the same bytes.
+    static func heldOriginal(_ hash: BlobHash, in db: any SQLTransaction) throws -> OriginalFacts? {
+        guard let row = try db.queryOne("""
+            SELECT attachment.mediaType, attachment.width, attachment.height, attachment.orientation, blob.byteCount
+            FROM attachment JOIN blob ON blob.hash = attachment.blobHash
+            WHERE attachment.blobHash = ? AND blob.state = 'present'
+            LIMIT 1
+            """, [.text(hash.rawValue)])
+        else { return nil }
+        return OriginalFacts(hash: hash, byteCount: try row.requiredInt64("byteCount"), mediaType: try row.requiredString("mediaType"),
+                             width: try row.int("width"), height: try row.int("height"), orientation: try row.int("orientation"))
+    }
+
     /// The condition, on the `attachment` table, of a row in its note's order: not in the trash
     /// on its own. (Its note's trash state is checked by whoever lists the note.)
     static let inOrder = "attachment.trashedAt IS NULL"

@@ -28,6 +28,25 @@ struct IngestedBlob: Sendable {
     }
 }
 
+/// What an attachment's row records of its original: the same whether its bytes just arrived
+/// (``IngestedBlob/facts``) or the store already held them (``AttachmentRecord/heldOriginal(_:in:)``).
+struct OriginalFacts: Sendable {
+    var hash: BlobHash
+    var byteCount: Int64
+    var mediaType: String
+    var width: Int?
+    var height: Int?
+    var orientation: Int?
+}
+
+extension IngestedBlob {
+    /// What the new attachment's row records of these bytes.
+    var facts: OriginalFacts {
+        OriginalFacts(hash: staged.hash, byteCount: staged.byteCount, mediaType: mediaType,
+                      width: image?.width, height: image?.height, orientation: image?.orientation)
+    }
+}
+
 /// Where the bytes of a new attachment come from.
 enum IngestSource: Sendable {
     /// A file; its copy is synced at once unless `syncing` is false (a batch syncs all at once).

@@ -51,7 +51,7 @@ enum ExitStatus {
     /// The exit code for a store error.
     static func code(for error: AttachmentStore.Error) -> Int32 {
         switch error {
-        case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .notInTrash, .ambiguousIdentifier,
+        case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .notInTrash, .originalNotHeld, .ambiguousIdentifier,
              .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
              .notAnImage, .imageUnreadable, .imageTooLarge, .upload, .pushedBlob:
             return inputError
