@@ -165,6 +165,7 @@ let package = Package(
                 .embedInCode("Resources/static/app.js"),
                 .embedInCode("Resources/static/icon.svg"),
                 .embedInCode("Resources/static/resumable-upload.js"),
+                .embedInCode("Resources/static/digest-worker.js"),
             ]
         ),
         // A Swift client of `attach serve` for apps and services (issue 16).

@@ -86,4 +86,27 @@ struct GalleryPageTests {
             #expect(!String(buffer: response.body).contains("class=\"tile\""))
         }
     }
+
+    @Test("one attachment's tile by id, also after one before it went to the trash; none for another note's or a trashed one")
+    func oneTileByID() async throws {
+        let fixture = try ServerFixture()
+        let (note, ids) = try await Self.seed(fixture, files: 3)
+        let store = try await fixture.store()
+        try await store.moveAttachmentToTrash(ids[1])
+        // Added after the trashed one: its stored position is 3, its place in the gallery 2.
+        let added = try await store.addAttachment(to: note, data: Data("late".utf8), filename: "late.txt")
+        let other = try await store.createNote(title: "Other")
+        let stranger = try await store.addAttachment(to: other.id, data: Data("elsewhere".utf8), filename: "x.txt")
+        try await fixture.test { client in
+            let tile = { (id: AttachmentID) in
+                Self.tileIDs(String(buffer: try await client.execute(uri: "/notes/\(note.rawValue)/gallery?attachment=\(id.rawValue)", method: .get).body))
+            }
+            #expect(try await tile(added.id) == [added.id.rawValue])
+            #expect(try await tile(ids[0]) == [ids[0].rawValue])
+            #expect(try await tile(ids[1]).isEmpty)
+            #expect(try await tile(stranger.id).isEmpty)
+            let malformed = try await client.execute(uri: "/notes/\(note.rawValue)/gallery?attachment=..%2F", method: .get)
+            #expect(malformed.status == .notFound)
+        }
+    }
 }

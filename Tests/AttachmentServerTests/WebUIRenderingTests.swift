@@ -54,7 +54,7 @@ struct WebUIRenderingTests {
         #expect(page.contains("<title>&lt;Trip&gt; &amp; more</title>"))
         #expect(page.contains(#"<link rel="stylesheet" href="\#(assets.url("app.css"))">"#))
         #expect(page.contains(#"<script src="\#(assets.url("app.js"))" defer></script>"#))
-        #expect(page.contains(#"<script src="\#(assets.url("resumable-upload.js"))" defer></script>"#))
+        #expect(page.contains(#"<script src="\#(assets.url("resumable-upload.js"))" data-digest-worker="\#(assets.url("digest-worker.js"))" defer></script>"#))
         #expect(page.contains(#"<body class="note-page">"#))
         #expect(page.contains("<main>hi</main>"))
         let bare = HTML.page(title: "Log in", assets: assets, bodyClass: "login-page", script: false, body: "")
@@ -69,7 +69,7 @@ struct WebUIRenderingTests {
         let first = try await Self.assets()
         let second = try await Self.assets()
         var versions: Set<String> = []
-        for name in ["app.css", "app.js", "resumable-upload.js", "icon.svg", "openapi.yaml"] {
+        for name in ["app.css", "app.js", "resumable-upload.js", "digest-worker.js", "icon.svg", "openapi.yaml"] {
             let asset = try #require(first[name], "\(name)")
             #expect(first.url(name) == "/static/\(name)?v=\(asset.version)")
             #expect(!asset.version.isEmpty && asset.version.allSatisfy(\.isHexDigit))
@@ -77,14 +77,15 @@ struct WebUIRenderingTests {
             #expect(asset.bytes.readableBytes > 0)
             versions.insert(asset.version)
         }
-        #expect(versions.count == 5, "different files have different digests")
+        #expect(versions.count == 6, "different files have different digests")
         #expect(first.url("no-such-file.js") == "/static/no-such-file.js?v=0")
         #expect(first["no-such-file.js"] == nil)
     }
 
     @Test("static files are served with the content type of their extension", arguments: [
         ("app.css", "text/css; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"),
-        ("resumable-upload.js", "text/javascript; charset=utf-8"), ("icon.svg", "image/svg+xml"),
+        ("resumable-upload.js", "text/javascript; charset=utf-8"), ("digest-worker.js", "text/javascript; charset=utf-8"),
+        ("icon.svg", "image/svg+xml"),
         ("openapi.yaml", "application/yaml; charset=utf-8"),
     ])
     func assetTypes(name: String, type: String) async throws {

@@ -209,6 +209,32 @@ class BrowserTest:
         assert shown == ["baseline.jpg", "Elephants_3840x2160.jpg"], shown
         self.folded()
 
+    def upload_bytes_received(self):
+        """What the server has received in upload bodies so far (its attach_upload_bytes_total)."""
+        request = urllib.request.Request(self.server.url + "/metrics", headers={"Authorization": f"Bearer {self.server.token}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            text = response.read().decode()
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith("attach_upload_bytes_total"))
+
+    def photo_already_held_is_not_sent(self):
+        """Choosing a photo the server already holds: the page hashes it in a worker, names the
+        digest when it creates the upload, and the server finishes it at once — a new tile, and
+        not one byte of the photo sent again. Afterwards the note is as it was."""
+        before_bytes = self.upload_bytes_received()
+        before_tiles = len(self.tiles())
+        self.driver.find_element(By.ID, "import").send_keys(self.photo("special/baseline.jpg"))
+        self.wait(lambda d: len(self.tiles()) == before_tiles + 1, "the tile of the photo added again")
+        sent = self.upload_bytes_received() - before_bytes
+        assert sent == 0, f"{sent} bytes of a photo the server held were sent again"
+        status, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+        again = [a for a in listing["attachments"] if a["filename"] == "baseline.jpg"]
+        assert len(again) == 2 and again[0]["hash"] == again[1]["hash"], again
+        print(f"  a photo already on the server: hashed in a worker, {int(sent)} bytes sent, attached")
+        self.folded()
+        # Afterwards the note is as it was.
+        assert self.server.send("DELETE", f"/api/attachments/{again[1]['id']}", None) in (200, 204)
+        self.wait(lambda d: len(self.tiles()) == before_tiles, "the photo added again to leave the gallery")
+
     def changes_made_elsewhere_show_live(self):
         """Changes made outside this page — the note's text through the API, a photo imported by
         `attach import` in another process, that photo deleted, a new note — appear on the open
@@ -474,7 +500,10 @@ class BrowserTest:
         — and the page retries with back-off, asks the server where to continue, and finishes
         without starting again from 0; the attachment is byte-identical."""
         tunnel = os.path.join(self.scratch, "tunnel.jpg")
-        shutil.copy(self.photo("special/large-16mb.jpg"), tunnel)
+        # Not the 16 MB photo itself, which the server already holds (it would not be sent at
+        # all): the same bytes and one more after the image's end.
+        with open(self.photo("special/large-16mb.jpg"), "rb") as source, open(tunnel, "wb") as copy:
+            copy.write(source.read() + b"\0")
         size = os.path.getsize(tunnel)
         port = int(self.server.url.rsplit(":", 1)[1])
         relay = Relay(port)
@@ -556,7 +585,8 @@ def main():
     test = None
     try:
         test = BrowserTest(server, corpus, output, binary, store)
-        steps = [test.log_in, test.create_note, test.upload_two_photos, test.changes_made_elsewhere_show_live,
+        steps = [test.log_in, test.create_note, test.upload_two_photos, test.photo_already_held_is_not_sent,
+                 test.changes_made_elsewhere_show_live,
                  test.restore_an_earlier_version, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,

@@ -43,9 +43,27 @@ struct WebUIRoutes {
     }
 
     /// The tiles after position `after` of a note's gallery, as an HTML fragment (see
-    /// ``GalleryPage``); 404 for a note that does not exist.
+    /// ``GalleryPage``); with `?attachment=ID`, that attachment's tile alone (none when it is not
+    /// in the note's gallery), for the live page to add what changed elsewhere — a change carries
+    /// the attachment's stored position, which is not its rank in a gallery that has some in the
+    /// trash. 404 for a note that does not exist.
     @Sendable func galleryPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try NoteRoutes.noteID(context)
+        if let text = request.uri.queryParameters.get("attachment") {
+            let attachment = AttachmentID(rawValue: try Identifier.parse(String(text), kind: "attachment"))
+            _ = try await dependencies.store.note(id)  // 404 for a note that does not exist
+            let shown: [Attachment]
+            do {
+                // Its place in the gallery (its rank): the tile there is it, unless it is in the trash.
+                let found = try await dependencies.store.attachment(attachment)
+                let place = found.noteID == id
+                    ? try await dependencies.store.attachments(of: id, after: found.position > 0 ? found.position - 1 : nil, limit: 1) : []
+                shown = place.filter { $0.id == attachment }
+            } catch AttachmentStore.Error.attachmentNotFound {
+                shown = []
+            }
+            return Self.html(GalleryPage(attachments: shown, next: nil).fragment)
+        }
         let after = try request.uri.queryParameters.get("after").map { try NoteRoutes.integer($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
         return Self.html(try await GalleryPage.read(note: id, after: after, from: dependencies.store).fragment)
     }

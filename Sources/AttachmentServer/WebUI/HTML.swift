@@ -30,7 +30,7 @@ enum HTML {
         <title>\(escape(title))</title>
         <link rel="stylesheet" href="\(assets.url("app.css"))">
         <link rel="icon" href="\(assets.url("icon.svg"))" type="image/svg+xml">
-        \(script ? "<script src=\"\(assets.url("resumable-upload.js"))\" defer></script><script src=\"\(assets.url("app.js"))\" defer></script>" : "")
+        \(script ? "<script src=\"\(assets.url("resumable-upload.js"))\" data-digest-worker=\"\(assets.url("digest-worker.js"))\" defer></script><script src=\"\(assets.url("app.js"))\" defer></script>" : "")
         </head>
         <body class="\(bodyClass)"\(feed.map { " data-feed=\"\($0)\"" } ?? "")>
         \(body)

@@ -34,6 +34,7 @@ struct StaticAssets: Sendable {
         ("app.js", PackageResources.app_js),
         ("icon.svg", PackageResources.icon_svg),
         ("resumable-upload.js", PackageResources.resumable_upload_js),
+        ("digest-worker.js", PackageResources.digest_worker_js),
     ]
 
     /// The embedded files, each with its content type and version digest.

@@ -782,8 +782,7 @@
     const status = document.getElementById('save-status');
     const tileOf = (id) => gallery.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
     const fetchTile = async (attachment) => {
-      const after = attachment.position > 0 ? `?after=${attachment.position - 1}` : '';
-      const response = await fetch(`/notes/${noteID}/gallery${after}`, { credentials: 'same-origin' });
+      const response = await fetch(`/notes/${noteID}/gallery?attachment=${encodeURIComponent(attachment.id)}`, { credentials: 'same-origin' });
       if (!response.ok) return null;
       const page = new DOMParser().parseFromString(await response.text(), 'text/html');
       const item = page.querySelector(`.tile[data-id="${CSS.escape(attachment.id)}"]`);

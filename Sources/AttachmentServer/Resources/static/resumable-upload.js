@@ -1,13 +1,44 @@
 // Resumable uploads for the web UI: a small tus 1.0 client for the server's /api/uploads.
 // A file's upload address is kept in localStorage under the file's fingerprint (note, name,
 // size, modification time), so a dropped connection, a closed tab or a reloaded page continues
-// from the server's offset instead of from zero once the same file is chosen again.
+// from the server's offset instead of from zero once the same file is chosen again. Before a new
+// upload the file is hashed in a worker (digest-worker.js) and the digest sent with its creation:
+// bytes the server already holds are not sent again.
 'use strict';
 
 window.AttachResumableUpload = (() => {
   const VERSION = { 'Tus-Resumable': '1.0.0' };
   const PREFIX = 'attach-upload:';
   const MAX_DELAY = 8000;
+  // Larger files are sent without asking first: hashing reads the whole file into the worker.
+  const MAX_HASHED = 256 * 1024 * 1024;
+  const WORKER_URL = document.currentScript ? document.currentScript.dataset.digestWorker : null;
+  let worker = null;
+  let nextDigest = 0;
+  const pendingDigests = new Map();
+
+  /** The file's SHA-256 in base64, computed in the worker; null when it cannot be (no worker,
+   * no SubtleCrypto outside a secure context, a file too large): the upload then just sends it. */
+  function digestOf(file) {
+    if (!WORKER_URL || !window.Worker || file.size > MAX_HASHED) return Promise.resolve(null);
+    if (worker === null) {
+      try {
+        worker = new Worker(WORKER_URL);
+      } catch (_) {
+        return Promise.resolve(null);
+      }
+      worker.addEventListener('message', (event) => {
+        const done = pendingDigests.get(event.data.id);
+        pendingDigests.delete(event.data.id);
+        if (done) done(event.data.digest || null);
+      });
+    }
+    const id = nextDigest++;
+    return new Promise((resolve) => {
+      pendingDigests.set(id, resolve);
+      worker.postMessage({ id, file });
+    });
+  }
   // A connection that moves no byte for this long is taken as gone (a tunnel can hold a request
   // open for minutes without failing it).
   const STALL = 8000;
@@ -41,11 +72,14 @@ window.AttachResumableUpload = (() => {
     };
   }
 
+  /** Creates the upload, naming the file's digest: `{url, attachment}`, the attachment set when
+   * the server already held the bytes and finished the upload at once. */
   async function create(noteID, file, onUnauthorized) {
-    const response = await fetch('/api/uploads', {
-      method: 'POST', credentials: 'same-origin',
-      headers: { ...VERSION, 'Upload-Length': String(file.size), 'Upload-Metadata': `noteId ${base64(noteID)},filename ${base64(file.name)}` },
-    }).catch(() => { throw new Interrupted('the connection is gone'); });
+    const headers = { ...VERSION, 'Upload-Length': String(file.size), 'Upload-Metadata': `noteId ${base64(noteID)},filename ${base64(file.name)}` };
+    const digest = await digestOf(file);
+    if (digest) headers['Repr-Digest'] = `sha-256=:${digest}:`;
+    const response = await fetch('/api/uploads', { method: 'POST', credentials: 'same-origin', headers })
+      .catch(() => { throw new Interrupted('the connection is gone'); });
     if (response.status === 401) onUnauthorized();
     if (response.status >= 500) throw new Interrupted(`HTTP ${response.status}`);
     if (!response.ok) {
@@ -53,7 +87,7 @@ window.AttachResumableUpload = (() => {
       try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
       throw new Error(message);
     }
-    return response.headers.get('Location');
+    return { url: response.headers.get('Location'), attachment: response.headers.get('Attachment-Id') };
   }
 
   /** Sends the file from `offset` on in one PATCH; resolves with `{offset, attachment}`. */
@@ -125,7 +159,12 @@ window.AttachResumableUpload = (() => {
             url = saved.url;
             offset = known.offset;
           } else {
-            url = await create(noteID, file, events.unauthorized);
+            const created = await create(noteID, file, events.unauthorized);
+            if (created.attachment) {
+              events.progress(file.size, file.size, file.size);
+              return created.attachment;
+            }
+            url = created.url;
             offset = 0;
             localStorage.setItem(key, JSON.stringify({ url, name: file.name, size: file.size }));
           }
