@@ -57,6 +57,78 @@ struct SelfManagingStorageTests {
         #expect(listed.exitCode == 0 && listed.stdout.contains("Blinds.jpg"))
     }
 
+    @Test("attach fetch --all on a store with a budget ends within it: earlier originals are evicted as later ones arrive, and an evicted one is fetched again byte-identical")
+    func fetchAllKeepsTheBudget() async throws {
+        let directory = try TemporaryDirectory("fetch-budget")
+        let (sp, sb) = (directory.appending("peer"), directory.appending("replica"))
+        try await Attach.initStore(sp)
+        let limit = 3 << 20
+        #expect(try await Attach.run(["init", "--max-local-bytes", "3M"], store: sb).exitCode == 0)
+        let names = ["good/Dune.jpg", "good/Blinds.jpg", "good/Elephants.jpg", "good/RainDrops.jpg", "good/TwoWings.jpg", "good/Storm.jpg"]
+        let photos = try names.map { try Corpus.file($0).path(percentEncoded: false) }
+        _ = try await PeerSyncTests.importPhotos(photos, into: sp)
+        let peer = try await ServerProcess(store: sp, port: try ServerProcess.freePort())
+        defer { peer.process.kill() }
+        #expect(try await Attach.run(["sync", "pull", peer.url], store: sb).exitCode == 0)
+
+        let fetched = try await Attach.run(["fetch", "--all", "--peer", peer.url], store: sb)
+        #expect(fetched.exitCode == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout.contains("fetched 6 of 6 blobs") && fetched.stdout.contains("storage budget 3.1 MB"), "\(fetched.stdout)")
+        let stats = try JSONSerialization.jsonObject(with: Data(try await Attach.run(["stats", "--json"], store: sb).stdout.utf8)) as? [String: Any]
+        let here = try #require(stats?["blobBytes"] as? Int)
+        let evicted = try #require(stats?["evictedBlobs"] as? Int)
+        #expect(here <= limit, "\(here) bytes of originals here, over the \(limit)-byte budget")
+        #expect(evicted >= 3, "\(evicted) evicted")
+
+        // An evicted original comes back from the peer, checked against its hash.
+        let listed = try await Attach.run(["list", "--state", "evicted", "--json"], store: sb)
+        let evictedOnes = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let id = try #require(evictedOnes.first?["id"] as? String)
+        #expect(try await Attach.run(["fetch", id, "--peer", peer.url], store: sb).exitCode == 0)
+        let again = try await Attach.run(["list", "--state", "present", "--json"], store: sb)
+        let presentOnes = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [[String: Any]])
+        #expect(presentOnes.contains { $0["id"] as? String == id })
+        await peer.stop()
+        #expect(try await Attach.run(["verify"], store: sb).exitCode == 0)
+    }
+
+    @Test("import and restore keep a store within its budget: originals a peer holds are evicted, the imported only copies stay")
+    func importAndRestoreKeepTheBudget() async throws {
+        let directory = try TemporaryDirectory("import-budget")
+        let (sp, sb) = (directory.appending("peer"), directory.appending("replica"))
+        try await Attach.initStore(sp)
+        #expect(try await Attach.run(["init", "--max-local-bytes", "3M"], store: sb).exitCode == 0)
+        let held = try ["good/Dune.jpg", "good/Blinds.jpg"].map { try Corpus.file($0).path(percentEncoded: false) }
+        _ = try await PeerSyncTests.importPhotos(held, into: sp)
+        let peer = try await ServerProcess(store: sp, port: try ServerProcess.freePort())
+        defer { peer.process.kill() }
+        #expect(try await Attach.run(["sync", "pull", peer.url], store: sb).exitCode == 0)
+        #expect(try await Attach.run(["fetch", "--all", "--peer", peer.url], store: sb).exitCode == 0)
+
+        // 2.2 MB of new photos, the only copies: the 2.2 MB the peer holds make room.
+        let mine = try ["good/RainDrops.jpg", "good/Elephants.jpg"].map { try Corpus.file($0).path(percentEncoded: false) }
+        let imported = try await Attach.run(["import", "--new-note", "mine", "--no-thumbnails", "--peer", peer.url] + mine, store: sb)
+        #expect(imported.exitCode == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("evicted"), "\(imported.stdout)")
+        let stats = try JSONSerialization.jsonObject(with: Data(try await Attach.run(["stats", "--json"], store: sb).stdout.utf8)) as? [String: Any]
+        #expect(try #require(stats?["blobBytes"] as? Int) <= 3 << 20)
+        let present = try await Attach.run(["list", "--state", "present"], store: sb)
+        #expect(present.stdout.contains("RainDrops.jpg") && present.stdout.contains("Elephants.jpg"), "the only copies stay")
+
+        // A restore of a backup holding every original comes back within the budget too.
+        #expect(try await Attach.run(["fetch", "--all", "--peer", peer.url], store: sb).exitCode == 0)
+        let backup = directory.appending("backup").path(percentEncoded: false)
+        #expect(try await Attach.run(["backup", backup], store: sb).exitCode == 0)
+        let restoredStore = directory.appending("restored").path(percentEncoded: false)
+        let restored = try await Attach.run(["restore", backup, "--store", restoredStore, "--peer", peer.url], store: nil)
+        #expect(restored.exitCode == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("storage budget 3.1 MB"), "\(restored.stdout)")
+        let after = try JSONSerialization.jsonObject(with: Data(try await Attach.run(["stats", "--json"], store: URL(filePath: restoredStore)).stdout.utf8)) as? [String: Any]
+        #expect(try #require(after?["blobBytes"] as? Int) <= 3 << 20)
+        await peer.stop()
+        #expect(try await Attach.run(["verify"], store: URL(filePath: restoredStore)).exitCode == 0)
+    }
+
     @Test("a store on S3 keeps its local copies within the budget and reads every original back from the bucket")
     func budgetTrimsLocalCopiesOfS3Originals() async throws {
         guard S3Blobs.isConfigured else { return }

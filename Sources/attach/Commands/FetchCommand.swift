@@ -7,7 +7,11 @@ struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch the bytes of attachments that arrived by sync, verified against their hash, resumable.",
-        discussion: "Peers: --peer URL (repeatable) and --peers-file, else every peer this store has pulled from."
+        discussion: """
+            Peers: --peer URL (repeatable) and --peers-file, else every peer this store has pulled from. A store with a \
+            storage budget (--max-local-bytes) stays within it: as originals arrive, the least recently read ones a peer \
+            holds are evicted, and fetched again when read.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
@@ -23,12 +27,20 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await storeOptions.open()
-        let peerURLs = peers.isEmpty && tokenOption.peersFile == nil ? try await store.knownPeers() : peers
-        let resolved = try tokenOption.peers(peerURLs)
-        guard !resolved.isEmpty else { throw ValidationError("this store has no peer yet: give --peer URL") }
         let http = try tokenOption.httpClient()
-        let fetcher = BlobFetcher(peers: resolved, http: http.http)
+        do {
+            // The fetcher is also the holders an eviction under the budget must find.
+            let (store, fetcher) = try await StorageBudgetKeeper.open(storeOptions, peers: peers, tokenOption: tokenOption, http: http,
+                                                                       requirePeers: true)
+            try await fetch(into: store, with: fetcher)
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+        await http.shutdown()
+    }
+
+    private func fetch(into store: AttachmentStore, with fetcher: BlobFetcher) async throws {
         var wanted: [(BlobHash, Int64)]
         if let attachment {
             let found = try await store.attachment(try await store.resolveAttachmentID(attachment))
@@ -36,10 +48,8 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             wanted = try await store.remoteBlobs()
         }
-        if wanted.isEmpty {
-            await http.shutdown()
-            return Console.out("nothing to fetch: the bytes are here")
-        }
+        if wanted.isEmpty { return Console.out("nothing to fetch: the bytes are here") }
+        var budget = try await StorageBudgetKeeper(store: store)
 
         let total = wanted.reduce(Int64(0)) { $0 + $1.1 }
         let bar = ProgressBar(total: total, items: wanted.count)
@@ -55,12 +65,16 @@ struct FetchCommand: AsyncParsableCommand {
             }
             done += byteCount
             bar.update(done: done, itemsDone: index + 1, label: hash.short)
-            if case .failed(let error)? = outcome { failures.append("\(hash.short): \(error)") }
+            if case .failed(let error)? = outcome {
+                failures.append("\(hash.short): \(error)")
+            } else {
+                try await budget.added(byteCount)
+            }
         }
         bar.finish()
-        await http.shutdown()
         Console.out("fetched \(wanted.count - failures.count) of \(wanted.count) blobs (\(Formatting.bytes(fetcher.bytesReceived)) received)"
             + (failures.isEmpty ? "" : "; \(failures.count) failed:"))
+        if let summary = budget.summary { Console.out(summary) }
         for failure in failures { Console.error("  \(failure)") }
         if !failures.isEmpty { throw CommandFailure(code: ExitStatus.damage) }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AttachmentStore
+import AttachmentSync
 import Foundation
 import Synchronization
 
@@ -11,6 +12,9 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Files are committed in batches of up to 16 (copied in parallel, made durable together). Prints one summary line; with --json, one JSON line per file the moment its batch is stored, then a summary.
             Exits 1 when any file could not be imported (the others are stored).
+            A store with a storage budget (--max-local-bytes) is kept within it as files land: the least recently read \
+            originals a peer holds (--peer, else the peers this store pulled from) are evicted; the imported files, the \
+            only copies, always stay.
             """
     )
 
@@ -25,6 +29,10 @@ struct ImportCommand: AsyncParsableCommand {
     var noThumbnails = false
     @Flag(help: "Print one JSON line per file and a JSON summary.")
     var json = false
+    @Option(name: .customLong("peer"), help: ArgumentHelp("A peer that may hold originals evicted under the storage budget (repeatable).",
+                                                          valueName: "URL"))
+    var peers: [String] = []
+    @OptionGroup var tokenOption: PeerTokenOption
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("name at least one file or folder to import") }
@@ -32,9 +40,21 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let http = try tokenOption.httpClient()
+        do {
+            try await importFiles(http: http)
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+        await http.shutdown()
+    }
+
+    private func importFiles(http: PeerHTTPClient) async throws {
         var configuration = AttachmentStore.Configuration()
         configuration.thumbnails.generateAfterImport = !noThumbnails
-        let store = try await storeOptions.open(configuration: configuration)
+        let (store, _) = try await StorageBudgetKeeper.open(storeOptions, peers: peers, tokenOption: tokenOption, http: http, base: configuration)
+        var budget = try await StorageBudgetKeeper(store: store)
         let noteID = if let note { try await store.resolveNoteID(note) } else { try await store.createNote(title: newNote ?? "").id }
         let plan = ImportPlan(inputs: inputs)
         var outcome = ImportOutcome(note: noteID, failures: plan.failures)
@@ -59,7 +79,7 @@ struct ImportCommand: AsyncParsableCommand {
                 bar.update(done: base + done, itemsDone: itemsBase, label: files[index].path)
             }
             // The previous batch is acknowledged the moment it is committed.
-            if let committing { try outcome.record(await committing.task.result, files: committing.files, json: json) }
+            if let committing { try await record(committing, in: &outcome, budget: &budget) }
             do {
                 try await staging
             } catch {
@@ -71,13 +91,22 @@ struct ImportCommand: AsyncParsableCommand {
             filesBefore += files.count
             bar.update(done: bytesBefore, itemsDone: filesBefore, label: files.last?.path ?? "")
         }
-        if let committing { try outcome.record(await committing.task.result, files: committing.files, json: json) }
+        if let committing { try await record(committing, in: &outcome, budget: &budget) }
         bar.update(done: plan.totalBytes, itemsDone: plan.files.count, label: noThumbnails ? "" : "making thumbnails")
         // Thumbnails were started in the background as each file landed; let them finish.
         await store.waitForBackgroundWork()
         bar.finish()
         outcome.report(json: json)
+        if !json, let summary = budget.summary { Console.out(summary) }
         if let code = outcome.failures.map(\.exitCode).max() { throw CommandFailure(code: code) }
+    }
+
+    /// Records a committed batch, and keeps the store within its budget with its bytes.
+    private func record(_ committing: (files: [ImportPlan.File], task: Task<[Result<Attachment, AttachmentStore.Error>], any Error>),
+                        in outcome: inout ImportOutcome, budget: inout StorageBudgetKeeper) async throws {
+        let before = outcome.bytes
+        try outcome.record(await committing.task.result, files: committing.files, json: json)
+        try await budget.added(outcome.bytes - before)
     }
 }
 
