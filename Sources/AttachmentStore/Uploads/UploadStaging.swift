@@ -10,7 +10,7 @@ import Foundation
 ///   an object store, which several servers may share): an upload begun on one server continues
 ///   on any other.
 ///
-/// The store's resumable-upload calls (``AttachmentStore/createUpload(for:filename:length:metadata:attachmentMetadata:lifetime:)``
+/// The store's resumable-upload calls (``AttachmentStore/createUpload(for:filename:length:metadata:attachmentMetadata:lifetime:wholeFile:)``
 /// and the rest) hold the protocol's rules — offsets, checksums, finishing once — and talk to
 /// this protocol only.
 protocol UploadStaging: Sendable {
