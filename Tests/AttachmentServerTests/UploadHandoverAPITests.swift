@@ -38,12 +38,10 @@ struct UploadHandoverAPITests {
 
             // Back on a new connection, as a client whose link came back: HEAD stops the silent
             // request and answers with every byte it delivered — long before the 60 s timeout.
-            let asked = ContinuousClock.now
             let status = try await RawHTTPConnection.with(port: port) { write, read in
                 try await write(LiveServerTests.requestHead("HEAD", path, [Self.tus]))
                 return try await read()
             }
-            #expect(ContinuousClock.now - asked < .seconds(20))
             #expect(status?.status == 200)
             #expect(status?.headers["upload-offset"] == String(sent))
             // The silent request's connection was closed by the handover.
