@@ -81,30 +81,4 @@ struct ResumableUploadDraftAPITests {
             #expect(try await client.execute(uri: path, method: .head, headers: Self.draft(5)).status == .notFound)
         }
     }
-
-    @Test("a draft creation naming the digest of bytes the server holds is answered 201 with the attachment at once; a draft PATCH keeps tus's checksum")
-    func heldBytesAndChecksums() async throws {
-        try await ServerFixture().test { client in
-            let photo = try Data(contentsOf: try Corpus.file("good/Dune.jpg"))
-            let note = try await client.createNote()
-            _ = try await client.upload("good/Dune.jpg", to: note.id)
-            var headers = Self.draft(3, complete: true)
-            headers[.contentType] = "image/jpeg"
-            headers[RepresentationDigest.header] = "sha-256=:\(Data(SHA256.hash(data: photo)).base64EncodedString()):"
-            let created = try await client.execute(uri: "/api/notes/\(note.id)/attachments?filename=copy.jpg", method: .post,
-                                                   headers: headers, body: ByteBuffer(data: photo))
-            #expect(created.status == .created)
-            #expect(try JSON.decode(AttachmentResource.self, created).filename == "copy.jpg")
-            #expect(created.headers[TusProtocol.uploadOffset] == String(photo.count))
-            #expect(created.headers[ResumableUploadDraft.uploadIncomplete] == "?0")
-
-            let path = try await ResumableUploadAPITests.create(client, note: note.id, length: 10)
-            var patch = Self.draft(5, complete: true)
-            patch[TusProtocol.uploadOffset] = "0"
-            patch[TusProtocol.uploadChecksum] = "sha256 " + Data(SHA256.hash(data: Data("other".utf8))).base64EncodedString()
-            let refused = try await client.execute(uri: path, method: .patch, headers: patch, body: ByteBuffer(string: "0123456789"))
-            #expect(refused.status.code == 460)
-            #expect(try await client.execute(uri: path, method: .head, headers: Self.draft(5)).headers[TusProtocol.uploadOffset] == "0")
-        }
-    }
 }

@@ -11,9 +11,7 @@ struct ResumableUploadDraftRoutes {
 
     /// Creates an upload of the request's file for `note`, announces its address with `104`,
     /// and receives the body into it: 201 with the attachment once every byte is in; 201 with
-    /// the address and `Upload-Offset` when the request carried only a part. A request naming
-    /// the whole file's digest (`Repr-Digest`) of bytes the server holds is answered 201 with
-    /// the attachment at once, its body unread. `Upload-Checksum` counts as for tus.
+    /// the address and `Upload-Offset` when the request carried only a part.
     /// - Throws: 400 when the whole length is not known (`Content-Length` of a complete request,
     ///   else `Upload-Length`), 413 past the upload limit, 422 for an empty file; the store's.
     func create(note: NoteID, fields: ResumableUploadDraft.Fields, request: Request, context: AppRequestContext) async throws -> Response {
@@ -31,10 +29,7 @@ struct ResumableUploadDraftRoutes {
             guard length > 0 else { throw ServerError.unprocessable("the upload is empty", code: "empty_upload") }
             let filename = request.uri.queryParameters.get("filename").map { String($0) } ?? UploadReceiver.unnamedUpload
             let upload = try await store.createUpload(for: note, filename: filename, length: length,
-                                                      lifetime: dependencies.configuration.uploadLifetime,
-                                                      wholeFile: try RepresentationDigest.sha256(of: request))
-            // Bytes the server already holds: finished at creation, and none of the body is read.
-            if let attachment = upload.attachment { return try await finished(upload, attachment, request: request, context: context, version: fields.version) }
+                                                      lifetime: dependencies.configuration.uploadLifetime)
             let location = "/api/uploads/\(upload.id)"
             try await ResumableUploadDraft.announceResumption(at: location, version: fields.version, on: context.channel)
             return try await receive(upload.id, at: 0, request: request, context: context, version: fields.version, location: location)
@@ -83,7 +78,7 @@ struct ResumableUploadDraftRoutes {
         defer { slot.finish() }
         let upload: ResumableUpload
         do {
-            upload = try await store.appendToUpload(id, at: offset, bytes: receiver.body(of: request), checksum: try TusProtocol.checksum(of: request),
+            upload = try await store.appendToUpload(id, at: offset, bytes: receiver.body(of: request),
                                                     interrupt: { [channel = context.channel] in channel.close(promise: nil) })
         } catch AttachmentStore.Error.upload(.offsetMismatch(let expected, let given)) {
             // The draft's conflict answer says where the upload stands.
@@ -96,12 +91,6 @@ struct ResumableUploadDraftRoutes {
             if let location { headers[.location] = location }
             return Response(status: location == nil ? .noContent : .created, headers: headers)
         }
-        return try await finished(upload, attachmentID, request: request, context: context, version: version)
-    }
-
-    /// The answer to the request that completed an upload: 201 with the attachment it became.
-    private func finished(_ upload: ResumableUpload, _ attachmentID: AttachmentID, request: Request, context: AppRequestContext,
-                          version: Int) async throws -> Response {
         let resource = AttachmentResource(try await store.attachment(attachmentID))
         var response = try resource.response(from: request, context: context)
         response.status = .created
