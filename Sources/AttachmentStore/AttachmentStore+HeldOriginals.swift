@@ -17,6 +17,10 @@ extension AttachmentStore {
     /// hash: nothing is sent, copied or written but the attachment's row. Its media type and
     /// image facts are those recorded for the bytes.
     /// - Parameters:
+    ///   - note: the note the attachment goes at the end of; it must exist.
+    ///   - hash: the SHA-256 of the bytes.
+    ///   - filename: the attachment's name: its last `/` part, which must keep ``RecordRules``.
+    ///   - metadata: the attachment's metadata (none by default).
     ///   - byteCount: when given, the size the client knows the file by; bytes of another size
     ///     are not the client's file (``Error/originalNotHeld(_:)``).
     ///   - id: the new attachment's identifier (a resumable upload chose it when it was created).
