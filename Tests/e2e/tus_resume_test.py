@@ -10,6 +10,10 @@ out. For each client and each cut: the first answer after the client reconnects 
 and none is 423, the client sends under 1.1x the file in all, and the attachment is
 byte-identical.
 
+The same silent cut for a client of the IETF resumable-upload draft written here (raw HTTP, as
+iOS's URLSession speaks it, interop versions 3 and 6): the 104 interim answer names the upload's
+address, HEAD there says where to continue, PATCH sends the rest.
+
 Then two cuts, each while tuspy sends the photo through the relay:
   1. the relay drops every connection once three quarters of the photo have passed it;
   2. the server is killed (SIGKILL) at the same point, then started again on the same store.
@@ -146,7 +150,9 @@ class SilentCut:
 
     def on_bytes(self, total):
         if self.cut_at is None and total > self.size * self.fraction:
-            self.cut_at = self.relay.silence_all()
+            # Noted before the cut: the client may see its link die before silence_all returns.
+            self.cut_at = time.monotonic()
+            self.relay.silence_all()
 
     def judge(self, name):
         relay = self.relay
@@ -256,6 +262,69 @@ def raw_silent_cut(fraction):
         server.stop()
 
 
+def read_answer(connection):
+    """One answer's status and headers (not its body), as the bytes arrive."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(1)
+        if not chunk:
+            raise ConnectionError("closed before the answer")
+        received += chunk
+    lines = received.decode().split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)}
+    return int(lines[0].split()[1]), headers
+
+
+def ietf_draft_silent_cut(fraction, version):
+    """A client of the IETF resumable-upload draft, as iOS's URLSession speaks it: the file is
+    POSTed as usual with Upload-Draft-Interop-Version; the server's 104 names the upload's
+    address; when the link dies the client asks HEAD for the offset and PATCHes the rest."""
+    work = tempfile.mkdtemp(prefix="tus-")
+    server = Server(os.path.join(work, "store"), free_port())
+    server.start()
+    try:
+        with open(PHOTO, "rb") as f:
+            data = f.read()
+        size = len(data)
+        note = json.loads(api(server.port, "POST", "/api/notes", json.dumps({"title": "ietf"}).encode()))["id"]
+        complete = ["Upload-Complete: ?1"] if version >= 5 else ["Upload-Incomplete: ?0"]
+        draft = [f"Upload-Draft-Interop-Version: {version}"]
+        cut = SilentCut(size, fraction)
+        cut.relay = Relay(server.port, cut.on_bytes)
+        location, interim = None, None
+        try:
+            with socket.create_connection(("127.0.0.1", cut.relay.port), timeout=30) as connection:
+                head = "\r\n".join([f"POST /api/notes/{note}/attachments?filename=large-16mb.jpg HTTP/1.1", "Host: 127.0.0.1",
+                                     "Content-Type: image/jpeg", f"Content-Length: {size}", *draft, *complete, "", ""]).encode()
+                connection.sendall(head)
+                interim, headers = read_answer(connection)
+                location = headers.get("location")
+                for start in range(0, size, 65536):
+                    connection.sendall(data[start:start + 65536])
+                read_answer(connection)
+        except OSError:
+            pass  # the cut: the client's link died
+        assert interim == 104, f"the first answer was {interim}, not 104 Upload Resumption Supported"
+        assert location and location.startswith("/api/uploads/"), f"the 104 named no upload address: {location}"
+        assert cut.cut_at is not None, "the connection was never cut"
+        time.sleep(0.5)  # the link comes back
+        status, headers = http_exchange(cut.relay.port, "\r\n".join([f"HEAD {location} HTTP/1.1", "Host: 127.0.0.1", *draft, "", ""]).encode())
+        assert status == 204, f"HEAD answered {status}"
+        offset = int(headers["upload-offset"])
+        assert 0 < offset < size, f"HEAD said {offset} of {size}"
+        with socket.create_connection(("127.0.0.1", cut.relay.port), timeout=30) as connection:
+            content_type = "application/partial-upload" if version >= 6 else "application/octet-stream"
+            head = "\r\n".join([f"PATCH {location} HTTP/1.1", "Host: 127.0.0.1", f"Content-Type: {content_type}",
+                                 f"Upload-Offset: {offset}", f"Content-Length: {size - offset}", *draft, *complete, "", ""]).encode()
+            connection.sendall(head + data[offset:])
+            status, headers = read_answer(connection)
+        assert status == 201, f"the last PATCH answered {status}"
+        check_attachment(server.port, note)
+        cut.judge(f"IETF draft, interop version {version}, resumed at {offset}")
+    finally:
+        server.stop()
+
+
 def drop_connections(relay, server):
     relay.drop_all()
 
@@ -269,6 +338,8 @@ def restart_server(relay, server):
 for fraction in SILENT_CUTS:
     tuspy_silent_cut(fraction)
     raw_silent_cut(fraction)
+ietf_draft_silent_cut(0.5, version=3)
+ietf_draft_silent_cut(0.5, version=6)
 upload_with_cut("relay cut midway", drop_connections)
 upload_with_cut("server killed midway and restarted", restart_server)
-print(f"tus: {2 * len(SILENT_CUTS) + 2} passed")
+print(f"tus: {2 * len(SILENT_CUTS) + 4} passed")

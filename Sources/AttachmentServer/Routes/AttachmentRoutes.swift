@@ -52,12 +52,17 @@ struct AttachmentRoutes {
 
     /// Streams the upload into the store. One file answers 201 with the attachment; a form
     /// answers 201 with the list, or 303 back to the note page when a browser sent it without script.
-    /// A JSON body (``OriginalReference``) attaches bytes the server already holds, by hash.
+    /// A JSON body (``OriginalReference``) attaches bytes the server already holds, by hash; a request
+    /// speaking the IETF resumable-upload draft becomes a resumable upload (``ResumableUploadDraftRoutes``).
     @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let note = try NoteRoutes.noteID(context)
         _ = try await store.note(note)  // 404 before reading any byte
         if OriginalReference.isSent(in: request) {
             return try await attachHeld(to: note, request: request, context: context)
+        }
+        // The IETF resumable-upload draft (iOS's URLSession): the file as a resumable upload.
+        if let fields = try ResumableUploadDraft.fields(of: request), fields.complete != nil {
+            return try await ResumableUploadDraftRoutes(dependencies: dependencies).create(note: note, fields: fields, request: request, context: context)
         }
         let receiver = UploadReceiver(dependencies: dependencies)
         let isForm: Bool

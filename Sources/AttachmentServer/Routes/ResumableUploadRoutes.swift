@@ -19,10 +19,13 @@ import Hummingbird
 /// is stopped, what it received is kept, and the new one proceeds from the true offset. A live
 /// writer still gets 423.
 ///
-/// Every answer, errors included, carries `Tus-Resumable`.
+/// Every answer, errors included, carries `Tus-Resumable`. A request that speaks the IETF
+/// resumable-upload draft instead (`Upload-Draft-Interop-Version`) is answered by
+/// ``ResumableUploadDraftRoutes``, on the same uploads.
 struct ResumableUploadRoutes {
     let dependencies: ServerDependencies
     private var store: AttachmentStore { dependencies.store }
+    private var draft: ResumableUploadDraftRoutes { ResumableUploadDraftRoutes(dependencies: dependencies) }
 
     func register(on api: some RouterMethods<AppRequestContext>) {
         api.on("uploads", method: .options, use: options)
@@ -76,7 +79,8 @@ struct ResumableUploadRoutes {
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await speakingTus {
+        if let fields = try ResumableUploadDraft.fields(of: request) { return try await draft.status(try Self.uploadID(context), fields: fields) }
+        return try await speakingTus {
             try TusProtocol.requireVersion(request)
             // A writer whose client went silent is asked to stop first, so the offset is true.
             var upload = try await store.settledUpload(try Self.uploadID(context))
@@ -92,7 +96,10 @@ struct ResumableUploadRoutes {
     }
 
     @Sendable func append(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await speakingTus {
+        if let fields = try ResumableUploadDraft.fields(of: request) {
+            return try await draft.append(try Self.uploadID(context), fields: fields, request: request, context: context)
+        }
+        return try await speakingTus {
             try TusProtocol.requireVersion(request)
             let id = try Self.uploadID(context)
             _ = try await store.resumableUpload(id)  // 404 or 410 before anything else is read
@@ -110,7 +117,8 @@ struct ResumableUploadRoutes {
     }
 
     @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await speakingTus {
+        if let fields = try ResumableUploadDraft.fields(of: request) { return try await draft.cancel(try Self.uploadID(context), fields: fields) }
+        return try await speakingTus {
             try TusProtocol.requireVersion(request)
             try await store.cancelUpload(try Self.uploadID(context))
             return Response(status: .noContent)
