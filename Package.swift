@@ -162,7 +162,9 @@ let package = Package(
             resources: [
                 .embedInCode("Resources/openapi.yaml"),
                 .embedInCode("Resources/static/app.css"),
+                .embedInCode("Resources/static/common.js"),
                 .embedInCode("Resources/static/app.js"),
+                .embedInCode("Resources/static/viewer.js"),
                 .embedInCode("Resources/static/icon.svg"),
                 .embedInCode("Resources/static/resumable-upload.js"),
                 .embedInCode("Resources/static/digest-worker.js"),

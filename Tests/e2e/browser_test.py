@@ -30,6 +30,7 @@ import time
 import urllib.error
 import urllib.request
 
+import browser_everyday as everyday
 from browser_gallery import gallery_loads_as_it_scrolls
 from relay import Relay
 from selenium import webdriver
@@ -79,6 +80,11 @@ class Server:
 
     def send(self, method, path, body):
         """A request with a JSON body, if any (and the token); returns the status."""
+        return self.send_json(method, path, body)[0]
+
+    def send_json(self, method, path, body):
+        """A request with a JSON body, if any (and the token); returns the status and the JSON
+        answer (None when there is none)."""
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -86,9 +92,13 @@ class Server:
         request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status
+                status, text = response.status, response.read()
         except urllib.error.HTTPError as error:
-            return error.code
+            status, text = error.code, error.read()
+        try:
+            return status, json.loads(text) if text else None
+        except ValueError:
+            return status, None
 
     def stop(self):
         if self.process.poll() is None:
@@ -333,7 +343,7 @@ class BrowserTest:
 
     def open_full_image(self):
         thumb = self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0]
-        ActionChains(self.driver).double_click(thumb).perform()
+        thumb.click()  # one click opens it
         viewer = self.driver.find_element(By.ID, "viewer")
         self.wait(lambda d: viewer.get_attribute("open") is not None, "the viewer to open")
         self.wait(lambda d: viewer.get_attribute("data-state") == "loaded", "the full image to load")
@@ -351,7 +361,7 @@ class BrowserTest:
         self.throttle(download=64 * 1024)
         thumb = self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[2]
         assert thumb.get_attribute("data-filename") == "large-16mb.jpg"
-        ActionChains(self.driver).double_click(thumb).perform()
+        thumb.click()
         viewer = self.driver.find_element(By.ID, "viewer")
         self.wait(lambda d: viewer.get_attribute("data-state") == "loading", "the viewer to start loading")
         self.wait(lambda d: "MB of" in d.find_element(By.ID, "viewer-progress").text, "load progress")
@@ -393,12 +403,26 @@ class BrowserTest:
         assert focused, "focus did not return to the thumbnail"
 
     def phone_width(self):
-        self.driver.set_window_size(390, 844)
-        self.driver.refresh()
+        """At 375 px nothing scrolls sideways, on the notes list, the note and in the viewer, and
+        every button of the page's bar and the viewer's is inside the screen."""
+        self.driver.set_window_size(375, 812)
+        outside = ("return [...document.querySelectorAll('.bar button, .bar a, .viewer[open] button:not([disabled]), .viewer[open] a')]"
+                   ".filter(b => b.offsetParent !== null).filter(b => { const r = b.getBoundingClientRect();"
+                   " return r.left < 0 || r.right > document.documentElement.clientWidth; }).map(b => b.id || b.textContent)")
+        for path in ("/", f"/notes/{self.note_id}"):
+            self.driver.get(self.server.url + path)
+            self.wait(lambda d: d.find_elements(By.ID, "theme-toggle"), f"{path} at phone width")
+            overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 0, f"{path} scrolls sideways by {overflow}px at 375px wide"
+            assert not self.js(outside), f"out of reach at 375px on {path}: {self.js(outside)}"
         self.wait(lambda d: self.loaded_thumbnails() >= 2, "thumbnails at phone width")
-        overflow = self.js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 390px wide"
         self.shot("09-phone-width")
+        self.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0].click()
+        self.wait(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-state") == "loaded", "the viewer at phone width")
+        assert not self.js(outside), f"viewer buttons out of reach at 375px: {self.js(outside)}"
+        self.shot("09-phone-width-viewer")
+        ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+        self.wait(lambda d: d.find_element(By.ID, "viewer").get_attribute("open") is None, "the viewer to close")
         self.driver.set_window_size(1280, 900)
 
     def open_formats_browsers_cannot_draw(self):
@@ -492,6 +516,23 @@ class BrowserTest:
 
     def gallery_loads_as_it_scrolls(self):
         gallery_loads_as_it_scrolls(self)
+
+    def viewer_pages_with_keys_buttons_and_swipe(self):
+        everyday.viewer_pages_with_keys_buttons_and_swipe(self)
+
+    def paste_adds_a_photo(self):
+        png = os.path.join(self.scratch, "screenshot.png")
+        subprocess.run(["vips", "thumbnail", self.photo("special/photo.png"), png, "800"], check=True)
+        everyday.paste_adds_a_photo(self, png)
+
+    def any_file_attaches(self):
+        everyday.any_file_attaches(self)
+
+    def dark_mode_follows_the_system(self):
+        everyday.dark_mode_follows_the_system(self)
+
+    def accessibility_audit(self):
+        everyday.accessibility_audit(self)
 
     def interrupted_upload_resumes(self):
         """A 16 MB upload loses its connection midway — the page is served through a relay the
@@ -588,7 +629,9 @@ def main():
         steps = [test.log_in, test.create_note, test.upload_two_photos, test.photo_already_held_is_not_sent,
                  test.changes_made_elsewhere_show_live,
                  test.restore_an_earlier_version, test.type_during_large_upload, test.open_full_image,
-                 test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.phone_width,
+                 test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.viewer_pages_with_keys_buttons_and_swipe,
+                 test.paste_adds_a_photo, test.any_file_attaches, test.dark_mode_follows_the_system, test.phone_width,
+                 test.accessibility_audit,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,
                  test.interrupted_upload_resumes, test.delete_note_restore_it_from_the_trash_then_purge_it]

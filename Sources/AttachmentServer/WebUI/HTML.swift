@@ -17,6 +17,17 @@ enum HTML {
         return result
     }
 
+    /// The page scripts, deferred so they run in this order once the page is parsed: what they
+    /// share first (`common.js`), the upload client, the viewer, then the page's own.
+    private static func scripts(_ assets: StaticAssets) -> String {
+        [
+            "<script src=\"\(assets.url("common.js"))\" defer></script>",
+            "<script src=\"\(assets.url("resumable-upload.js"))\" data-digest-worker=\"\(assets.url("digest-worker.js"))\" defer></script>",
+            "<script src=\"\(assets.url("viewer.js"))\" defer></script>",
+            "<script src=\"\(assets.url("app.js"))\" defer></script>",
+        ].joined()
+    }
+
     /// A complete page: the shared head (stylesheet, deferred script unless `script` is false,
     /// viewport) around `body`. With `feed`, the change feed's position when the page was
     /// rendered (`data-feed`), from which the page script follows changes live.
@@ -30,7 +41,7 @@ enum HTML {
         <title>\(escape(title))</title>
         <link rel="stylesheet" href="\(assets.url("app.css"))">
         <link rel="icon" href="\(assets.url("icon.svg"))" type="image/svg+xml">
-        \(script ? "<script src=\"\(assets.url("resumable-upload.js"))\" data-digest-worker=\"\(assets.url("digest-worker.js"))\" defer></script><script src=\"\(assets.url("app.js"))\" defer></script>" : "")
+        \(script ? scripts(assets) : "")
         </head>
         <body class="\(bodyClass)"\(feed.map { " data-feed=\"\($0)\"" } ?? "")>
         \(body)

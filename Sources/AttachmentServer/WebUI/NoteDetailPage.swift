@@ -39,11 +39,11 @@ struct NoteDetailPage {
               <section class="photos" aria-labelledby="photos-heading">
                 <div class="photos-bar">
                   <h2 id="photos-heading">Photos</h2>
-                  <input id="import" class="file-input" type="file" multiple accept="image/*">
-                  <label class="button primary" for="import">Import photos</label>
-                  <input id="change" class="file-input" type="file" accept="image/*" tabindex="-1" aria-hidden="true">
+                  <input id="import" class="file-input" type="file" multiple>
+                  <label class="button primary" for="import">Add photos or files</label>
+                  <input id="change" class="file-input" type="file" tabindex="-1" aria-hidden="true">
                 </div>
-                <div id="drop" class="drop">Drop photos here</div>
+                <div id="drop" class="drop">Drop or paste photos and files here</div>
                 <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
                 <ul id="gallery" class="gallery"\(gallery.nextAttribute)>\(tiles)</ul>
                 \(gallery.next == nil ? "" : "<p id=\"gallery-more\" class=\"gallery-more\" role=\"status\">More photos below</p>")
@@ -51,14 +51,19 @@ struct NoteDetailPage {
             </main>
             <dialog id="viewer" class="viewer" aria-label="Photo">
               <div class="viewer-bar">
-                <span id="viewer-name"></span>
+                <span id="viewer-name" class="viewer-name"></span>
+                <span id="viewer-position" class="viewer-position"></span>
+                <button type="button" id="viewer-zoom-out" aria-label="Zoom out" disabled>−</button>
+                <button type="button" id="viewer-zoom-in" aria-label="Zoom in">+</button>
                 <a id="viewer-download" class="button" download>Download original</a>
                 <button type="button" id="viewer-done" class="primary">Done</button>
               </div>
-              <div class="viewer-stage">
+              <div id="viewer-stage" class="viewer-stage">
                 <div id="viewer-spinner" class="spinner" role="progressbar" aria-label="Loading full image"></div>
-                <p id="viewer-progress" class="viewer-progress"></p>
+                <p id="viewer-progress" class="viewer-progress" role="status"></p>
                 <img id="viewer-image" alt="" hidden>
+                <button type="button" id="viewer-previous" class="viewer-step previous" aria-label="Previous photo">‹</button>
+                <button type="button" id="viewer-next" class="viewer-step next" aria-label="Next photo">›</button>
               </div>
             </dialog>
             """)
@@ -114,7 +119,7 @@ struct NoteDetailPage {
             <li class="tile" data-id="\(HTML.escape(resource.id))"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-display="\(HTML.escape(resource.displayUrl ?? resource.originalUrl))" \
-            data-filename="\(name)" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
+            data-filename="\(name)" data-media-type="\(HTML.escape(attachment.mediaType))" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
             aria-label="Open \(name)">\(picture)</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\
             <span class="tile-actions">\

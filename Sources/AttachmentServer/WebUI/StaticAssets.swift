@@ -31,7 +31,9 @@ struct StaticAssets: Sendable {
     static let embedded: [(name: String, bytes: [UInt8])] = [
         ("openapi.yaml", PackageResources.openapi_yaml),
         ("app.css", PackageResources.app_css),
+        ("common.js", PackageResources.common_js),
         ("app.js", PackageResources.app_js),
+        ("viewer.js", PackageResources.viewer_js),
         ("icon.svg", PackageResources.icon_svg),
         ("resumable-upload.js", PackageResources.resumable_upload_js),
         ("digest-worker.js", PackageResources.digest_worker_js),

@@ -4,35 +4,7 @@
 'use strict';
 
 (() => {
-  // ---- API access -------------------------------------------------------------------------
-  // Credentials live in the server's HttpOnly session cookie, which the browser sends with every
-  // same-origin request; this script never sees or stores a token. A 401 means the session is
-  // missing or expired: go to the login page and come back here afterwards.
-  const goToLogin = () => {
-    const next = window.location.pathname + window.location.search;
-    window.location.assign(`/login?next=${encodeURIComponent(next)}`);
-  };
-  const errorMessage = async (response) => {
-    try {
-      const body = await response.json();
-      return body.error ? body.error.message : `HTTP ${response.status}`;
-    } catch (_) {
-      return `HTTP ${response.status}`;
-    }
-  };
-  /** fetch with the session cookie; a 401 leads to the login page. */
-  async function api(method, url, json, options = {}) {
-    const response = await fetch(url, {
-      method,
-      credentials: 'same-origin',
-      headers: json === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: json === undefined ? undefined : JSON.stringify(json),
-      ...options,
-    });
-    if (response.status === 401) goToLogin();
-    if (!response.ok) throw new Error(await errorMessage(response));
-    return response.status === 204 ? null : response.json();
-  }
+  const { goToLogin, errorMessage, api, element, megabytes } = window.Attach;
 
   /** Uploads one file with XMLHttpRequest (fetch has no upload progress). */
   function upload(method, url, file, onProgress) {
@@ -59,17 +31,6 @@
     });
   }
 
-  const element = (tag, attributes = {}, children = []) => {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attributes)) {
-      if (key === 'text') node.textContent = value;
-      else if (key === 'dataset') Object.assign(node.dataset, value);
-      else node.setAttribute(key, value);
-    }
-    for (const child of children) node.append(child);
-    return node;
-  };
-  const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
   const localTimes = () => {
     for (const time of document.querySelectorAll('time[datetime]')) {
       const date = new Date(time.getAttribute('datetime'));
@@ -272,32 +233,26 @@
   }
 
   // ---- Note page: gallery, uploads, viewer -------------------------------------------------
-  function tile(attachment) {
-    const name = attachment.filename;
-    let picture;
-    if (attachment.thumbnailUrl) {
-      const base = attachment.thumbnailUrl;
-      picture = element('img', {
-        loading: 'lazy', decoding: 'async', alt: name,
-        src: `${base}&size=200`, srcset: `${base}&size=200 1x, ${base}&size=400 2x`,
-      });
-    } else {
-      picture = element('span', { class: 'file-icon', text: attachment.mediaType.split('/').pop() });
-    }
-    return element('li', { class: 'tile', dataset: { id: attachment.id } }, [
-      element('button', {
-        type: 'button', class: 'thumb', 'aria-label': `Open ${name}`,
-        dataset: {
-          original: attachment.originalUrl, display: attachment.displayUrl || attachment.originalUrl,
-          filename: name, image: String(Boolean(attachment.thumbnailUrl)),
-        },
-      }, [picture]),
-      element('span', { class: 'tile-name', text: name }),
-      element('span', { class: 'tile-actions' }, [
-        element('button', { type: 'button', class: 'change', text: 'Change photo' }),
-        element('button', { type: 'button', class: 'delete danger', text: 'Delete' }),
-      ]),
-    ]);
+  /**
+   * The gallery tile of attachment `id` of note `noteID`, from the server's own gallery
+   * fragment (`/notes/{id}/gallery?attachment=`), the one place a tile's markup is made; `null`
+   * when the attachment is not (or no longer) in the note's gallery.
+   */
+  async function serverTile(noteID, id) {
+    const response = await fetch(`/notes/${noteID}/gallery?attachment=${encodeURIComponent(id)}`, { credentials: 'same-origin' });
+    if (response.status === 401) goToLogin();
+    if (!response.ok) return null;
+    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+    const item = page.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
+    return item ? document.importNode(item, true) : null;
+  }
+
+  /** `file`, renamed when the clipboard gave it only a generic name ("image.png"). */
+  function pastedName(file, index) {
+    if (file.name && !/^image\.\w+$/i.test(file.name)) return file;
+    const stamp = new Date().toISOString().slice(0, 19).replace('T', ' ').replaceAll(':', '.');
+    const extension = (file.type.split('/')[1] || 'bin').replace('jpeg', 'jpg').replace(/\+.*/, '');
+    return new File([file], `Pasted ${stamp}${index > 0 ? ` (${index + 1})` : ''}.${extension}`, { type: file.type });
   }
 
   function uploads(noteID) {
@@ -410,7 +365,8 @@
         enqueue(file, 'Importing', (progress, waiting) => window.AttachResumableUpload.upload(noteID, file, {
           progress, waiting, unauthorized: goToLogin,
         }), async (attachmentID) => {
-          const item = tile(await api('GET', `/api/attachments/${attachmentID}`));
+          const item = await serverTile(noteID, attachmentID);
+          if (!item) { placeholder.remove(); return; }  // moved to the trash meanwhile
           item.dataset.added = '1';
           // The live feed may have shown the new attachment already (followNote): one tile.
           gallery.querySelector(`.tile[data-id="${CSS.escape(attachmentID)}"]`)?.remove();
@@ -445,7 +401,20 @@
       changeInput.value = '';
       if (!file || !target) return;
       enqueue(file, 'Replacing with', (progress) => upload('PUT', `/api/attachments/${target.dataset.id}/data`, file, progress),
-        (attachment) => { target.replaceWith(tile(attachment)); });
+        async (attachment) => {
+          const item = await serverTile(noteID, attachment.id);
+          if (item) target.replaceWith(item);
+        });
+    });
+
+    // Paste anywhere on the note: files and images on the clipboard are imported (a screenshot
+    // arrives as a nameless "image.png", so it is named after the moment it was pasted). Text
+    // pastes into the title or body as usual.
+    document.addEventListener('paste', (event) => {
+      const files = [...(event.clipboardData ? event.clipboardData.files : [])];
+      if (files.length === 0) return;
+      event.preventDefault();
+      importFiles(files.map((file, index) => pastedName(file, index)));
     });
 
     const drop = document.getElementById('drop');
@@ -679,101 +648,6 @@
     }, { rootMargin: '600px' }).observe(more);
   }
 
-  function viewer() {
-    const dialog = document.getElementById('viewer');
-    const image = document.getElementById('viewer-image');
-    const spinner = document.getElementById('viewer-spinner');
-    const progress = document.getElementById('viewer-progress');
-    const name = document.getElementById('viewer-name');
-    const download = document.getElementById('viewer-download');
-    const gallery = document.getElementById('gallery');
-    let controller = null;
-    let objectURL = null;
-    let opener = null;
-    dialog.dataset.state = 'closed';
-
-    const reset = () => {
-      if (controller) controller.abort();
-      controller = null;
-      image.hidden = true;
-      image.removeAttribute('src');
-      if (objectURL) URL.revokeObjectURL(objectURL);
-      objectURL = null;
-    };
-
-    const close = () => {
-      const wasLoading = dialog.dataset.state === 'loading';
-      reset();
-      dialog.dataset.state = wasLoading ? 'aborted' : 'closed';
-      if (dialog.open) dialog.close();
-      if (opener) opener.focus();
-    };
-
-    const open = async (button) => {
-      if (button.dataset.image !== 'true') {
-        window.location.href = button.dataset.original;
-        return;
-      }
-      reset();
-      opener = button;
-      name.textContent = button.dataset.filename;
-      // The viewer shows what the server says to (the original, or a display rendition of a
-      // type the browser cannot draw or of a very large original); the original is a download.
-      download.href = button.dataset.original;
-      download.setAttribute('download', button.dataset.filename);
-      spinner.hidden = false;
-      progress.textContent = 'Loading…';
-      dialog.dataset.state = 'loading';
-      dialog.showModal();
-      document.getElementById('viewer-done').focus();
-      const mine = new AbortController();
-      controller = mine;
-      try {
-        const response = await fetch(button.dataset.display || button.dataset.original, { signal: mine.signal });
-        if (!response.ok) throw new Error(await errorMessage(response));
-        const total = Number(response.headers.get('Content-Length')) || 0;
-        const reader = response.body.getReader();
-        const parts = [];
-        let received = 0;
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parts.push(value);
-          received += value.length;
-          progress.textContent = total ? `${megabytes(received)} of ${megabytes(total)}` : megabytes(received);
-        }
-        objectURL = URL.createObjectURL(new Blob(parts, { type: response.headers.get('Content-Type') || '' }));
-        image.alt = button.dataset.filename;
-        image.src = objectURL;
-        await image.decode();
-        if (controller !== mine) return;
-        spinner.hidden = true;
-        progress.textContent = '';
-        image.hidden = false;
-        dialog.dataset.state = 'loaded';
-      } catch (error) {
-        if (controller !== mine || mine.signal.aborted) return;
-        spinner.hidden = true;
-        progress.textContent = `Could not load the image: ${error.message}`;
-        dialog.dataset.state = 'failed';
-      }
-    };
-
-    document.getElementById('viewer-done').addEventListener('click', close);
-    dialog.addEventListener('cancel', (event) => { event.preventDefault(); close(); });
-    gallery.addEventListener('dblclick', (event) => {
-      const button = event.target.closest('.thumb');
-      if (button) open(button);
-    });
-    gallery.addEventListener('keydown', (event) => {
-      const button = event.target.closest('.thumb');
-      if (button && event.key === 'Enter') {
-        event.preventDefault();
-        open(button);
-      }
-    });
-  }
-
   // A note page follows the changes to its note: its text (see `autosave`), its deletion, and
   // its gallery, whose tiles are added, replaced or removed in place. A tile comes from the
   // server's own gallery fragment (`/notes/{id}/gallery`), the one place its markup is made.
@@ -781,13 +655,6 @@
     const gallery = document.getElementById('gallery');
     const status = document.getElementById('save-status');
     const tileOf = (id) => gallery.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
-    const fetchTile = async (attachment) => {
-      const response = await fetch(`/notes/${noteID}/gallery?attachment=${encodeURIComponent(attachment.id)}`, { credentials: 'same-origin' });
-      if (!response.ok) return null;
-      const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-      const item = page.querySelector(`.tile[data-id="${CSS.escape(attachment.id)}"]`);
-      return item ? document.importNode(item, true) : null;
-    };
     liveChanges(async (changes) => {
       const added = [];
       for (const change of changes) {
@@ -807,7 +674,7 @@
           const item = tileOf(change.attachment.id);
           if (item) item.remove();
         } else if (change.kind === 'attachment' && change.attachment.noteID === noteID) {
-          const item = await fetchTile(change.attachment);
+          const item = await serverTile(noteID, change.attachment.id);
           if (!item) continue;
           const shown = tileOf(change.attachment.id);
           if (shown && shown.dataset.added) continue;  // uploaded from this page, shown already
@@ -837,7 +704,7 @@
     uploads(noteID);
     remoteTiles();
     galleryPages();
-    viewer();
+    window.AttachViewer.attach(document.getElementById('gallery'), document.getElementById('viewer'));
     followNote(noteID, text);
     noteHistory(noteID, text);
     document.getElementById('delete-note').addEventListener('click', async () => {
@@ -900,6 +767,7 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     localTimes();
+    window.Attach.themeToggle();
     if (document.body.classList.contains('trash-page')) trashPage();
     if (document.body.classList.contains('notes-page')) notesPage();
     if (document.body.classList.contains('note-page')) notePage();

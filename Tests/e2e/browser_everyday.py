@@ -1,0 +1,190 @@
+"""The everyday gestures of the web UI, in the real browser: steps of browser_test.py.
+
+- The viewer pages through the gallery in its order: ArrowRight/ArrowLeft, the Next/Previous
+  buttons and a swipe (synthesised touch events); + zooms; Escape returns focus to the tile.
+- A PNG pasted from the clipboard (a synthesised paste event) is added with a progress row.
+- The picker takes any file: a text file becomes a typed tile whose original is a download.
+- With prefers-color-scheme: dark emulated the page is dark, and the toggle switches it.
+- axe-core (a test fixture from PyPI's axe-playwright-python wheel, unpacked into .cache/axe by
+  scripts/install-browser-deps.sh, never served) finds no serious or critical violation on the
+  notes list, a note, the viewer and the trash, in the light and the dark theme.
+"""
+import base64
+import os
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".cache", "axe", "axe.min.js")
+
+
+def viewer_state(test):
+    return test.js("const v = document.getElementById('viewer');"
+                   "return {open: v.open, state: v.dataset.state, index: Number(v.dataset.index),"
+                   " name: document.getElementById('viewer-name').textContent, zoomed: v.dataset.zoomed}")
+
+
+def wait_shown(test, index, how):
+    names = test.js("return [...document.querySelectorAll('#gallery .thumb')].map(t => t.dataset.filename)")
+    test.wait(lambda d: (lambda s: s["index"] == index and s["state"] == "loaded" and s["name"] == names[index])(viewer_state(test)),
+              f"{how} to show photo {index + 1} ({names[index]})")
+
+
+def swipe(test, dx):
+    """A one-finger horizontal swipe of dx pixels across the viewer's stage, as touch events."""
+    test.js("""
+        const stage = document.getElementById('viewer-stage');
+        const box = stage.getBoundingClientRect();
+        const y = box.top + box.height / 2, x0 = box.left + box.width / 2, x1 = x0 + arguments[0];
+        const touch = (x) => new Touch({identifier: 1, target: stage, clientX: x, clientY: y});
+        const fire = (type, x, touches) => stage.dispatchEvent(new TouchEvent(type, {
+            bubbles: true, cancelable: true, touches, targetTouches: touches, changedTouches: [touch(x)]}));
+        fire('touchstart', x0, [touch(x0)]);
+        fire('touchmove', (x0 + x1) / 2, [touch((x0 + x1) / 2)]);
+        fire('touchend', x1, []);
+    """, dx)
+
+
+def viewer_pages_with_keys_buttons_and_swipe(test):
+    """One click opens the viewer; ArrowRight, Next and a left swipe go forward in gallery order,
+    ArrowLeft and a right swipe back; + zooms; Escape closes and focuses the last photo's tile."""
+    thumbs = test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")
+    assert len(thumbs) >= 3, f"{len(thumbs)} tiles"
+    thumbs[0].click()
+    wait_shown(test, 0, "one click")
+    assert test.driver.find_element(By.ID, "viewer-previous").get_attribute("disabled") is not None, "Previous on the first photo"
+    ActionChains(test.driver).send_keys(Keys.ARROW_RIGHT).perform()
+    wait_shown(test, 1, "ArrowRight")
+    ActionChains(test.driver).send_keys(Keys.ARROW_LEFT).perform()
+    wait_shown(test, 0, "ArrowLeft")
+    test.driver.find_element(By.ID, "viewer-next").click()
+    wait_shown(test, 1, "the Next button")
+    swipe(test, -200)
+    wait_shown(test, 2, "a swipe to the left")
+    swipe(test, 200)
+    wait_shown(test, 1, "a swipe to the right")
+    position = test.driver.find_element(By.ID, "viewer-position").text
+    assert position == f"2 of {len(thumbs)}", position
+    ActionChains(test.driver).send_keys("+").perform()
+    test.wait(lambda d: viewer_state(test)["zoomed"] == "true", "+ to zoom in")
+    swipe(test, -200)  # a zoomed photo pans under a finger; it does not page
+    assert viewer_state(test)["index"] == 1, "a swipe on a zoomed photo paged"
+    ActionChains(test.driver).send_keys("0").perform()
+    test.wait(lambda d: viewer_state(test)["zoomed"] == "false", "0 to zoom back out")
+    test.shot("09a-viewer-paged")
+    ActionChains(test.driver).send_keys(Keys.ESCAPE).perform()
+    test.wait(lambda d: not viewer_state(test)["open"], "Escape to close the viewer")
+    assert test.js("return document.activeElement === arguments[0]", thumbs[1]), "focus did not return to the photo shown last"
+
+
+def paste_adds_a_photo(test, png_path):
+    """A PNG on the clipboard, pasted anywhere on the note (a synthesised paste event carrying a
+    real file), is uploaded with a progress row and becomes the gallery's last tile."""
+    with open(png_path, "rb") as f:
+        data = base64.b64encode(f.read()).decode()
+    before = len(test.tiles())
+    test.js("""
+        const bytes = Uint8Array.from(atob(arguments[0]), (c) => c.charCodeAt(0));
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([bytes], 'image.png', {type: 'image/png'}));
+        document.body.dispatchEvent(new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true}));
+    """, data)
+    row = "#uploads .upload[data-filename^='Pasted ']"
+    test.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row), "a progress row for the pasted image")
+    test.wait(lambda d: d.find_elements(By.CSS_SELECTOR, row + "[data-state=done]"), "the pasted image to upload")
+    test.folded()
+    test.wait(lambda d: len(test.tiles()) == before + 1, "the pasted image's tile")
+    _, listing = test.server.get_json(f"/api/notes/{test.note_id}/attachments")
+    last = listing["attachments"][-1]
+    assert last["mediaType"] == "image/png" and last["filename"].startswith("Pasted "), last
+    assert test.tiles()[-1].get_attribute("data-id") == last["id"], "the pasted tile is not last"
+
+
+def any_file_attaches(test):
+    """The picker takes any file: a text file becomes a tile naming its type, whose original is
+    a download (the viewer has nothing to draw)."""
+    assert test.driver.find_element(By.ID, "import").get_attribute("accept") in (None, ""), "the picker filters types"
+    status, note = test.server.send_json("POST", "/api/notes", {"title": "Receipts"})
+    assert status == 201, status
+    path = os.path.join(test.scratch, "receipt.txt")
+    with open(path, "w") as f:
+        f.write("one coffee, 3.20\n")
+    test.driver.get(f"{test.server.url}/notes/{note['id']}")
+    test.driver.find_element(By.ID, "import").send_keys(path)
+    test.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#gallery .tile .file-icon"), "a typed tile for the text file")
+    thumb = test.driver.find_element(By.CSS_SELECTOR, "#gallery .tile .thumb")
+    assert thumb.get_attribute("data-image") == "false" and thumb.get_attribute("data-media-type").startswith("text/plain"), \
+        thumb.get_attribute("data-media-type")
+    assert "/original" in thumb.get_attribute("data-original")
+    test.shot("09b-any-file")
+    test.server.send("DELETE", f"/api/notes/{note['id']}", None)
+    test.driver.get(f"{test.server.url}/notes/{test.note_id}")
+    test.wait(lambda d: test.tiles(), "the note page again")
+
+
+def background_luminance(test):
+    rgb = test.js("const c = getComputedStyle(document.body).backgroundColor.match(/\\d+/g).map(Number); return c.slice(0, 3)")
+    return (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255
+
+
+def emulate_color_scheme(test, scheme):
+    test.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def dark_mode_follows_the_system(test):
+    """prefers-color-scheme: dark makes the page dark; the toggle switches to light and is
+    remembered across a reload; the audit in the dark theme finds no contrast failure."""
+    emulate_color_scheme(test, "dark")
+    test.driver.refresh()
+    test.wait(lambda d: d.find_elements(By.ID, "theme-toggle"), "the theme toggle")
+    assert background_luminance(test) < 0.2, f"the dark theme's background has luminance {background_luminance(test):.2f}"
+    audit(test, "a note, dark")
+    test.shot("09c-dark")
+    test.driver.find_element(By.ID, "theme-toggle").click()
+    test.wait(lambda d: background_luminance(test) > 0.8, "the toggle to switch to the light theme")
+    test.driver.refresh()
+    test.wait(lambda d: d.find_elements(By.ID, "theme-toggle"), "the page again")
+    assert background_luminance(test) > 0.8, "the light theme was not remembered"
+    test.js("localStorage.removeItem('attach-theme')")
+    emulate_color_scheme(test, "light")
+    test.driver.refresh()
+    test.wait(lambda d: d.find_elements(By.ID, "theme-toggle"), "the page in the light theme")
+
+
+def audit(test, where):
+    """Runs axe-core in the page (WCAG 2 A and AA rules) and fails on any serious or critical
+    violation, naming each with the elements it found."""
+    with open(AXE) as f:
+        source = f.read()
+    test.js(source)
+    result = test.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
+          .then((r) => done({passes: r.passes.length, violations: r.violations.map((v) => ({id: v.id, impact: v.impact,
+              help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))}))
+          .catch((e) => done({passes: 0, violations: [{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]}));
+    """)
+    assert result["passes"] > 10, f"axe checked almost nothing on {where}: {result}"
+    bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, f"axe on {where}: " + "; ".join(f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes']}" for v in bad)
+
+
+def accessibility_audit(test):
+    """axe-core on the notes list, a note, the open viewer and the trash."""
+    test.driver.get(test.server.url + "/")
+    test.wait(lambda d: d.find_elements(By.ID, "new-note"), "the notes list")
+    audit(test, "the notes list")
+    test.driver.get(f"{test.server.url}/notes/{test.note_id}")
+    test.wait(lambda d: test.loaded_thumbnails() >= 2, "the note's thumbnails")
+    audit(test, "a note")
+    test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0].click()
+    test.wait(lambda d: viewer_state(test)["state"] == "loaded", "the viewer")
+    audit(test, "the viewer")
+    ActionChains(test.driver).send_keys(Keys.ESCAPE).perform()
+    test.wait(lambda d: not viewer_state(test)["open"], "the viewer to close")
+    test.driver.get(test.server.url + "/trash")
+    test.wait(lambda d: d.find_elements(By.ID, "trash"), "the trash")
+    audit(test, "the trash")
+    test.driver.get(f"{test.server.url}/notes/{test.note_id}")
+    test.wait(lambda d: test.loaded_thumbnails() >= 2, "the note again")
