@@ -175,6 +175,29 @@ extension AttachmentStore {
         }
     }
 
+    /// Moves an attachment to another note, as its last; the attachments after it in its old
+    /// note move up one. Its bytes, id, metadata and thumbnails stay. The move is an edit
+    /// (stamped, so it syncs: every peer sees the attachment in its new note). Moving it to the
+    /// note it is in changes nothing.
+    /// - Throws: ``Error/attachmentNotFound(_:)`` (also for one in the trash),
+    ///   ``Error/noteNotFound(_:)`` for a target note that does not exist or is in the trash.
+    public func moveAttachment(_ id: AttachmentID, toNote note: NoteID) async throws {
+        try await catalog.write { db in
+            guard var record = try AttachmentRecord.fetchLive(id.rawValue, in: db) else {
+                throw Error.attachmentNotFound(id.rawValue)
+            }
+            guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
+            let source = record.noteId
+            guard source != note.rawValue else { return }
+            let stamp = self.clock.tick()
+            record.noteId = note.rawValue
+            record.position = try AttachmentRecord.nextPosition(inNote: note.rawValue, in: db)
+            record.clock = stamp.rawValue
+            try record.update(db)
+            try AttachmentRecord.renumber(inNote: source, clock: stamp, in: db)
+        }
+    }
+
     /// The attachment with `id`. One in the trash (on its own or with its note) can still be
     /// read, with its original and thumbnails, until it is purged; it is in no note's list.
     /// - Throws: ``Error/attachmentNotFound(_:)``.

@@ -313,4 +313,32 @@ struct ReplaceDataErrorTests {
             #expect(try await client.execute(uri: "/api/attachments/\(photo.id)", method: .delete, headers: auth).status == .noContent)
         }
     }
+
+    @Test("PATCH with noteId moves an attachment to the end of another note; a malformed id is 400, an unknown note 404")
+    func patchMovesAttachmentToAnotherNote() async throws {
+        try await ServerFixture().test { client in
+            let trip = try await client.createNote(title: "Trip")
+            let album = try await client.createNote(title: "Album")
+            let first = try await client.upload("special/baseline.jpg", to: trip.id)
+            let second = try await client.upload("special/photo.png", to: trip.id, contentType: "image/png")
+            let patch = { (body: String) in
+                try await client.execute(uri: "/api/attachments/\(first.id)", method: .patch, headers: JSON.headers, body: ByteBuffer(string: body))
+            }
+            let moved = try await patch("{\"noteId\": \"\(album.id.uppercased())\"}")
+            #expect(moved.status == .ok)
+            let resource = try JSON.decode(AttachmentResource.self, moved)
+            #expect(resource.noteID.rawValue == album.id && resource.position == 0)
+            let left = try JSON.decode(AttachmentList.self, try await client.execute(uri: "/api/notes/\(trip.id)/attachments", method: .get))
+            #expect(left.attachments.map(\.id) == [second.id] && left.attachments.map(\.position) == [0])
+
+            let malformed = try await patch("{\"noteId\": \"../../etc\"}")
+            #expect(malformed.status == .badRequest)
+            let unknown = try await patch("{\"noteId\": \"\(UUID().uuidString)\"}")
+            #expect(unknown.status == .notFound && JSON.errorCode(unknown) == "note_not_found")
+            let empty = try await patch("{}")
+            #expect(empty.status == .badRequest)
+            let still = try JSON.decode(AttachmentList.self, try await client.execute(uri: "/api/notes/\(album.id)/attachments", method: .get))
+            #expect(still.attachments.map(\.id) == [first.id], "refused moves changed nothing")
+        }
+    }
 }

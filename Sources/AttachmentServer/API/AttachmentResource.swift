@@ -201,9 +201,11 @@ enum DisplayImage {
     }
 }
 
-/// The body of `PATCH /api/attachments/{id}`: where the attachment moves among its note's.
+/// The body of `PATCH /api/attachments/{id}`: the note the attachment moves to (`noteId`,
+/// where it goes last), its place among that note's attachments (`position`), or both.
 struct AttachmentChange: JSONObjectBody {
+    var noteId: String?
     var position: Int?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case position }
+    enum CodingKeys: String, CodingKey, CaseIterable { case noteId, position }
 }

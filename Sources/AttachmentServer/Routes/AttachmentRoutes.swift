@@ -110,18 +110,26 @@ struct AttachmentRoutes {
         return AttachmentResource(attachment)
     }
 
-    /// Moves the attachment to `position` among its note's (clamped to the note's range); the
-    /// others keep their order around it.
+    /// Moves the attachment to another note (`noteId`: it goes last there) and/or to `position`
+    /// among its note's (clamped to the note's range); the others keep their order around it.
     @Sendable func move(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
         let id = try Self.attachmentID(context)
         guard let change = try await JSONBody.decode(AttachmentChange.self, from: request, context: context, allowEmpty: false),
-              let position = change.position else {
-            throw ServerError.badRequest("send {\"position\": N}, the place the attachment moves to (0 is first)", code: "invalid_json")
+              change.noteId != nil || change.position != nil else {
+            throw ServerError.badRequest("send {\"position\": N}, the place the attachment moves to (0 is first), "
+                                         + "{\"noteId\": ID}, the note it moves to, or both", code: "invalid_json")
         }
-        guard (0...Int(Int32.max)).contains(position) else {
+        if let position = change.position, !(0...Int(Int32.max)).contains(position) {
             throw ServerError.badRequest("position must be from 0 to \(Int32.max)", code: "invalid_json")
         }
-        try await store.moveAttachment(id, to: position)
+        let note = try change.noteId.map { text in
+            guard let id = Identifier.lowercasedUUID(text) else {
+                throw ServerError.badRequest("noteId must be a note's id (a UUID)", code: "invalid_json")
+            }
+            return NoteID(rawValue: id)
+        }
+        if let note { try await store.moveAttachment(id, toNote: note) }
+        if let position = change.position { try await store.moveAttachment(id, to: position) }
         return resource(try await store.attachment(id))
     }
 
