@@ -5,7 +5,7 @@ import PackageDescription
 /// content-addressed files, catalogued in SQLite, never blocking the caller.
 ///
 /// Dependency arrows point one way: attach → AttachmentServer → AttachmentStore → Imaging → CVips.
-/// Only `Imaging` imports `CVips` and `CWebPMux`; only `AttachmentServer` imports Hummingbird.
+/// Only `Imaging` imports `CVips` and `CWebPMux`; only `AttachmentServer` imports Hummingbird and `CZlib`.
 let package = Package(
     name: "AttachmentStore",
     platforms: [.macOS(.v15)],
@@ -63,6 +63,12 @@ let package = Package(
         // libvips (8.12 or later), loaded with dlopen on first use rather than linked: a command
         // that touches no image starts without it and the hundred libraries it brings.
         .target(name: "CVips"),
+        // zlib, for the CRC-32 of the zip of originals the server streams.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Linux calls Swift's Glibc module does not declare (syncfs).
         .target(name: "CLinux"),
         // libwebpmux, to take metadata chunks out of the WebP thumbnails libvips writes.
@@ -140,7 +146,7 @@ let package = Package(
         .target(
             name: "AttachmentServer",
             dependencies: [
-                "AttachmentStore", "AttachmentSync", "CatalogSQL",
+                "AttachmentStore", "AttachmentSync", "CatalogSQL", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -165,6 +171,7 @@ let package = Package(
                 .embedInCode("Resources/static/common.js"),
                 .embedInCode("Resources/static/app.js"),
                 .embedInCode("Resources/static/viewer.js"),
+                .embedInCode("Resources/static/gallery.js"),
                 .embedInCode("Resources/static/icon.svg"),
                 .embedInCode("Resources/static/resumable-upload.js"),
                 .embedInCode("Resources/static/digest-worker.js"),

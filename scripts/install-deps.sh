@@ -9,6 +9,7 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists vips 2>/dev/null || need+=(libvips-dev)
 pkg-config --exists libwebpmux 2>/dev/null || need+=(libwebp-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
 # shellcheck source=scripts/apt-lib.sh
 . "$(dirname "$0")/apt-lib.sh"
 apt_install "system packages" "${need[@]}"

@@ -163,6 +163,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     AttachmentRoutes(dependencies: dependencies).register(on: api)
     ResumableUploadRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)
+    OriginalsArchiveRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
     HeldOriginalRoute(dependencies: dependencies).register(on: api)
     let system = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))

@@ -3,6 +3,9 @@
 - The viewer pages through the gallery in its order: ArrowRight/ArrowLeft, the Next/Previous
   buttons and a swipe (synthesised touch events); + zooms; Escape returns focus to the tile.
 - A PNG pasted from the clipboard (a synthesised paste event) is added with a progress row.
+- Order and selection: a tile dragged to the front stays there (reload, API); Alt+ArrowRight
+  moves one; three selected and deleted go to the trash; the rest downloads as one zip; two
+  moved to another note arrive in order.
 - The picker takes any file: a text file becomes a typed tile whose original is a download.
 - With prefers-color-scheme: dark emulated the page is dark, and the toggle switches it.
 - axe-core (a test fixture from PyPI's axe-playwright-python wheel, unpacked into .cache/axe by
@@ -10,11 +13,16 @@
   notes list, a note, the viewer and the trash, in the light and the dark theme.
 """
 import base64
+import io
+import json
 import os
+import urllib.request
+import zipfile
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".cache", "axe", "axe.min.js")
 
@@ -188,3 +196,111 @@ def accessibility_audit(test):
     audit(test, "the trash")
     test.driver.get(f"{test.server.url}/notes/{test.note_id}")
     test.wait(lambda d: test.loaded_thumbnails() >= 2, "the note again")
+
+
+def upload(test, note, path):
+    """Adds the file at `path` to `note` through the API (with the token); returns its id."""
+    with open(path, "rb") as f:
+        data = f.read()
+    request = urllib.request.Request(f"{test.server.url}/api/notes/{note}/attachments?filename={os.path.basename(path)}", data=data,
+                                     method="POST", headers={"Authorization": f"Bearer {test.server.token}",
+                                                             "Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.load(response)["id"]
+
+
+def gallery_ids(test):
+    return test.js("return [...document.querySelectorAll('#gallery .tile')].map(t => t.dataset.id)")
+
+
+def api_ids(test, note):
+    _, listing = test.server.get_json(f"/api/notes/{note}/attachments")
+    return [attachment["id"] for attachment in listing["attachments"]]
+
+
+SELECTION_PHOTOS = ["special/baseline.jpg", "special/progressive.jpg", "special/orientation-6.jpg",
+                    "special/photo.webp", "special/photo.avif", "special/photo.heic"]
+
+
+def reorder_select_delete_move_and_download(test):
+    """In a note of six photos: a tile dragged to the front stays there after a reload and in the
+    API; Alt+ArrowRight moves the focused one a place; three selected and deleted leave the
+    gallery for the trash; the rest downloads as one zip; two selected (the first with a
+    Ctrl-click) move to another note, in their order."""
+    _, note = test.server.send_json("POST", "/api/notes", {"title": "Selection"})
+    _, album = test.server.send_json("POST", "/api/notes", {"title": "Album"})
+    ids = [upload(test, note["id"], test.photo(path)) for path in SELECTION_PHOTOS]
+    test.driver.get(f"{test.server.url}/notes/{note['id']}")
+    test.wait(lambda d: test.loaded_thumbnails() == len(ids), "six thumbnails")
+
+    # Drag the fourth to the front.
+    thumbs = test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")
+    ActionChains(test.driver).click_and_hold(thumbs[3]).move_by_offset(-12, 0).move_to_element_with_offset(thumbs[0], -20, 0) \
+        .pause(0.2).release().perform()
+    expected = [ids[3], ids[0], ids[1], ids[2], ids[4], ids[5]]
+    test.wait(lambda d: gallery_ids(test) == expected, "the dragged tile at the front")
+    test.wait(lambda d: api_ids(test, note["id"]) == expected, "the new order saved")
+    assert not viewer_state(test)["open"], "a drag opened the viewer"
+    test.driver.refresh()
+    test.wait(lambda d: gallery_ids(test) == expected, "the order after a reload")
+
+    # Alt+ArrowRight moves the focused tile one place later.
+    first = test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0]
+    test.js("arguments[0].focus()", first)
+    ActionChains(test.driver).key_down(Keys.ALT).send_keys(Keys.ARROW_RIGHT).key_up(Keys.ALT).perform()
+    expected = [ids[0], ids[3], ids[1], ids[2], ids[4], ids[5]]
+    test.wait(lambda d: api_ids(test, note["id"]) == expected, "Alt+ArrowRight saved")
+    assert gallery_ids(test) == expected, gallery_ids(test)
+    assert test.js("return document.activeElement === arguments[0]", first), "focus left the moved tile"
+
+    # Select three and delete them: to the trash.
+    test.driver.find_element(By.ID, "select").click()
+    test.wait(lambda d: d.find_element(By.ID, "selection-bar").is_displayed(), "the selection bar")
+    thumbs = test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")
+    for index in (1, 2, 5):
+        thumbs[index].click()
+    assert test.driver.find_element(By.ID, "selection-count").text == "3 selected"
+    assert not viewer_state(test)["open"], "a click in a selection opened the viewer"
+    test.shot("16-selected")
+    test.driver.find_element(By.ID, "selection-delete").click()
+    deleted = [expected[1], expected[2], expected[5]]
+    remaining = [expected[0], expected[3], expected[4]]
+    test.wait(lambda d: gallery_ids(test) == remaining, "the deleted photos to leave the gallery")
+    assert api_ids(test, note["id"]) == remaining
+    _, trash = test.server.get_json("/api/trash")
+    in_trash = {item["id"] for item in trash["items"] if item["kind"] == "attachment"}
+    assert set(deleted) <= in_trash, f"not in the trash: {set(deleted) - in_trash}"
+
+    # The rest as one zip: every original, in the gallery's order.
+    test.driver.find_element(By.ID, "select").click()
+    for thumb in test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb"):
+        thumb.click()
+    href = test.driver.find_element(By.ID, "selection-download").get_attribute("href")
+    archive = base64.b64decode(test.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch(arguments[0], {credentials: 'same-origin'}).then((r) => r.arrayBuffer())
+          .then((b) => { let s = ''; for (const x of new Uint8Array(b)) s += String.fromCharCode(x); done(btoa(s)); });
+    """, href))
+    with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
+        assert zipped.testzip() is None
+        names = zipped.namelist()
+    shown = [os.path.basename(SELECTION_PHOTOS[ids.index(i)]) for i in remaining]
+    assert names == shown, f"the zip holds {names}, the gallery shows {shown}"
+    test.driver.find_element(By.ID, "selection-cancel").click()
+    test.wait(lambda d: not d.find_element(By.ID, "selection-bar").is_displayed(), "Cancel to end the selection")
+
+    # Two moved to another note, the first chosen with a Ctrl-click: they arrive in order.
+    thumbs = test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")
+    ActionChains(test.driver).key_down(Keys.CONTROL).click(thumbs[0]).key_up(Keys.CONTROL).perform()
+    test.wait(lambda d: d.find_element(By.ID, "selection-bar").is_displayed(), "a Ctrl-click to start a selection")
+    thumbs[2].click()
+    test.wait(lambda d: d.find_elements(By.CSS_SELECTOR, f"#move-target option[value='{album['id']}']"), "the notes to move to")
+    Select(test.driver.find_element(By.ID, "move-target")).select_by_value(album["id"])
+    test.driver.find_element(By.ID, "selection-move").click()
+    test.wait(lambda d: gallery_ids(test) == [remaining[1]], "the moved photos to leave the gallery")
+    assert api_ids(test, album["id"]) == [remaining[0], remaining[2]], api_ids(test, album["id"])
+    test.shot("17-moved")
+    test.server.send("DELETE", f"/api/notes/{note['id']}", None)
+    test.server.send("DELETE", f"/api/notes/{album['id']}", None)
+    test.driver.get(f"{test.server.url}/notes/{test.note_id}")
+    test.wait(lambda d: test.tiles(), "the note page again")

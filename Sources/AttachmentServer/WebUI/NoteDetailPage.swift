@@ -40,11 +40,21 @@ struct NoteDetailPage {
                 <div class="photos-bar">
                   <h2 id="photos-heading">Photos</h2>
                   <input id="import" class="file-input" type="file" multiple>
+                  <button type="button" id="select" aria-pressed="false">Select</button>
                   <label class="button primary" for="import">Add photos or files</label>
                   <input id="change" class="file-input" type="file" tabindex="-1" aria-hidden="true">
                 </div>
                 <div id="drop" class="drop">Drop or paste photos and files here</div>
                 <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
+                <div id="selection-bar" class="selection-bar" role="toolbar" aria-label="Selected files" hidden>
+                  <span id="selection-count" class="selection-count" aria-live="polite">0 selected</span>
+                  <button type="button" id="selection-delete" class="danger" data-needs-selection>Delete</button>
+                  <label for="move-target" class="visually-hidden">Note to move them to</label>
+                  <select id="move-target"><option value="">Move to…</option></select>
+                  <button type="button" id="selection-move" data-needs-selection>Move</button>
+                  <a id="selection-download" class="button" aria-disabled="true" download>Download</a>
+                  <button type="button" id="selection-cancel">Cancel</button>
+                </div>
                 <ul id="gallery" class="gallery"\(gallery.nextAttribute)>\(tiles)</ul>
                 \(gallery.next == nil ? "" : "<p id=\"gallery-more\" class=\"gallery-more\" role=\"status\">More photos below</p>")
               </section>

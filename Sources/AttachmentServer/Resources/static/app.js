@@ -346,9 +346,7 @@
     let ordering = Promise.resolve();
     const placeOnServer = (item) => {
       ordering = ordering.then(async () => {
-        // Tiles not loaded yet (galleryPages) come before every new one on the server.
-        const index = [...gallery.querySelectorAll('.tile')].indexOf(item) + Number(gallery.dataset.unloaded || 0);
-        await api('PATCH', `/api/attachments/${item.dataset.id}`, { position: index });
+        await api('PATCH', `/api/attachments/${item.dataset.id}`, { position: window.AttachGallery.serverIndex(gallery, item) });
       }).catch((error) => {
         document.getElementById('save-status').textContent = `Order not saved: ${error.message}`;
       });
@@ -704,6 +702,7 @@
     uploads(noteID);
     remoteTiles();
     galleryPages();
+    window.AttachGallery.attach(document.getElementById('gallery'), noteID);
     window.AttachViewer.attach(document.getElementById('gallery'), document.getElementById('viewer'));
     followNote(noteID, text);
     noteHistory(noteID, text);

@@ -201,11 +201,9 @@
 
     // ---- Gestures --------------------------------------------------------------------
     gallery.addEventListener('click', (event) => {
+      // (A click in a selection, or with a modifier, chooses instead: gallery.js takes it first.)
       const button = event.target.closest('.thumb');
-      // A modifier click selects rather than opens (the gallery's selection handles it).
-      if (!button || event.ctrlKey || event.metaKey || event.shiftKey) return;
-      if (gallery.dataset.selecting === 'true') return;
-      open(button);
+      if (button) open(button);
     });
     part('viewer-done').addEventListener('click', close);
     previous.addEventListener('click', () => step(-1));
