@@ -172,6 +172,7 @@ let package = Package(
                 .embedInCode("Resources/static/app.js"),
                 .embedInCode("Resources/static/viewer.js"),
                 .embedInCode("Resources/static/gallery.js"),
+                .embedInCode("Resources/static/shortcuts.js"),
                 .embedInCode("Resources/static/icon.svg"),
                 .embedInCode("Resources/static/resumable-upload.js"),
                 .embedInCode("Resources/static/digest-worker.js"),

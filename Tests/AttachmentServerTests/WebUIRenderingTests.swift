@@ -106,8 +106,8 @@ struct WebUIRenderingTests {
     func noteItems() async throws {
         let other = NoteID(rawValue: "0b7e1c7a-9999-4222-8333-444455556666")
         let body = String(repeating: "a", count: 160) + "TAIL"
-        let page = NotesListPage(notes: [Self.note(title: "<b>Beach</b>", body: body), Self.note(title: "", id: other)],
-                                 query: "", offset: 0, limit: 50, assets: try await Self.assets()).html
+        let page = NotesListPage(notes: [Self.note(title: "<b>Beach</b>", body: body), Self.note(title: "", id: other)], previews: [:],
+                                 query: "", isLaterPage: false, assets: try await Self.assets()).html
         #expect(page.contains(#"<a class="note-link" href="/notes/\#(Self.noteID.rawValue)">"#))
         #expect(page.contains(#"<span class="note-title">&lt;b&gt;Beach&lt;/b&gt;</span>"#))
         #expect(page.contains(#"<span class="note-title">Untitled</span>"#))
@@ -120,26 +120,51 @@ struct WebUIRenderingTests {
     @Test("an empty list says how to make a note, or that nothing matches the escaped search")
     func emptyStates() async throws {
         let assets = try await Self.assets()
-        let none = NotesListPage(notes: [], query: "", offset: 0, limit: 50, assets: assets).html
+        let none = NotesListPage(notes: [], previews: [:], query: "", isLaterPage: false, assets: assets).html
         #expect(none.contains(#"<p id="empty" class="empty">No notes yet. Make one with “New note”.</p>"#))
-        let unmatched = NotesListPage(notes: [], query: "<x>", offset: 0, limit: 50, assets: assets).html
+        let unmatched = NotesListPage(notes: [], previews: [:], query: "<x>", isLaterPage: false, assets: assets).html
         #expect(unmatched.contains("No note matches “&lt;x&gt;”."))
         #expect(unmatched.contains(#"name="q" type="search" value="&lt;x&gt;""#))
     }
 
-    @Test("the pager links to newer notes after the first page and to older ones after a full page, keeping the search")
+    @Test("the pager follows a cursor: “More notes” names the last note of a full page, keeping the search; a later page links to the first")
     func pager() async throws {
         let assets = try await Self.assets()
         let full = (0..<2).map { index in Self.note(id: NoteID(rawValue: "0b7e1c7a-0000-4222-8333-00000000000\(index)")) }
-        let first = NotesListPage(notes: full, query: "", offset: 0, limit: 2, assets: assets).html
-        #expect(first.contains(#"<nav class="pager"><a href="/?offset=2">Older</a></nav>"#))
-        let middle = NotesListPage(notes: full, query: "sea & sand", offset: 3, limit: 2, assets: assets).html
-        #expect(middle.contains(#"<a href="/?q=sea%20%26%20sand&amp;offset=1">Newer</a>"#))
-        #expect(middle.contains(#"<a href="/?q=sea%20%26%20sand&amp;offset=5">Older</a>"#))
-        let last = NotesListPage(notes: Array(full.prefix(1)), query: "", offset: 1, limit: 2, assets: assets).html
-        #expect(last.contains(#"<nav class="pager"><a href="/?offset=0">Newer</a></nav>"#))
-        let only = NotesListPage(notes: Array(full.prefix(1)), query: "", offset: 0, limit: 2, assets: assets).html
-        #expect(only.contains(#"<nav class="pager"></nav>"#))
+        let cursor = NoteCursor(after: full[1]).description
+        let first = NotesListPage(notes: full, previews: [:], query: "", isLaterPage: false, assets: assets, limit: 2)
+        #expect(first.html.contains(#"<nav class="pager" aria-label="More notes"><a id="notes-more" class="button" href="/?after=\#(cursor)">More notes</a></nav>"#))
+        #expect(first.fragment.hasPrefix(#"<ul class="notes-fragment" data-next="\#(cursor)">"#))
+        let middle = NotesListPage(notes: full, previews: [:], query: "sea & sand", isLaterPage: true, assets: assets, limit: 2).html
+        #expect(middle.contains(#"<a href="/?q=sea%20%26%20sand">First page</a>"#))
+        #expect(middle.contains(#"href="/?q=sea%20%26%20sand&amp;after=\#(cursor)">More notes</a>"#))
+        let only = NotesListPage(notes: Array(full.prefix(1)), previews: [:], query: "", isLaterPage: false, assets: assets, limit: 2)
+        #expect(only.html.contains(#"<nav class="pager" aria-label="More notes"></nav>"#))
+        #expect(only.fragment.hasPrefix(#"<ul class="notes-fragment">"#))
+    }
+
+    @Test("a search marks the start of each word it found, escaped, and the text line starts near a match deep in the body")
+    func searchHighlight() {
+        let highlight = SearchHighlight(query: "gard PHO")
+        #expect(highlight.html("Garden photos & <photographs>, graph") ==
+                "<mark>Gard</mark>en <mark>pho</mark>tos &amp; &lt;<mark>pho</mark>tographs&gt;, graph")
+        #expect(SearchHighlight(query: "").html("<b>") == "&lt;b&gt;")
+        let body = String(repeating: "filler ", count: 40) + "the garden at dusk"
+        let excerpt = NotesListPage.excerpt(of: body, highlight: highlight)
+        #expect(excerpt.hasPrefix("…") && excerpt.contains("garden at dusk"))
+        #expect(NotesListPage.excerpt(of: "short garden", highlight: highlight) == "short garden")
+    }
+
+    @Test("a note with attachments shows their count and its first thumbnails; one on a peer an empty square")
+    func noteStrip() async throws {
+        let present = Self.attachment()
+        let remote = Self.attachment(state: .remote)
+        let preview = AttachmentPreview(count: 9, first: [present, remote])
+        let page = NotesListPage(notes: [Self.note()], previews: [Self.noteID: preview], query: "", isLaterPage: false,
+                                 assets: try await Self.assets()).html
+        #expect(page.contains(#"<span class="note-count">9 attachments</span>"#))
+        #expect(page.contains(#"<img loading="lazy" decoding="async" alt="" src="/api/attachments/\#(Self.attachmentID.rawValue)/thumbnail?v=\#(Self.hash.rawValue)&amp;size=200">"#))
+        #expect(page.contains(#"<span class="strip-file"></span>"#))
     }
 
     // MARK: - Note page and tiles

@@ -304,3 +304,61 @@ def reorder_select_delete_move_and_download(test):
     test.server.send("DELETE", f"/api/notes/{album['id']}", None)
     test.driver.get(f"{test.server.url}/notes/{test.note_id}")
     test.wait(lambda d: test.tiles(), "the note page again")
+
+
+def notes_list_previews_search_and_shortcuts(test):
+    """The notes list shows a note's attachment count and the strip of its first thumbnails; a
+    search marks the words it found and pages on with "More notes" past 50; ? lists the
+    shortcuts, j moves through the notes, / goes to the search box, n makes a note."""
+    test.driver.get(test.server.url + "/")
+    item = f"#notes .note-item[data-id='{test.note_id}']"
+    test.wait(lambda d: d.find_elements(By.CSS_SELECTOR, item + " .strip img"), "the note's strip of thumbnails")
+    _, listing = test.server.get_json(f"/api/notes/{test.note_id}/attachments")
+    count = test.driver.find_element(By.CSS_SELECTOR, item + " .note-count").text
+    assert count == f"{len(listing['attachments'])} attachments", count
+    strip = test.driver.find_elements(By.CSS_SELECTOR, item + " .strip img")
+    assert len(strip) == min(4, len(listing["attachments"])), len(strip)
+    test.wait(lambda d: all(test.js("return arguments[0].complete && arguments[0].naturalWidth > 0", image) for image in strip),
+              "the strip's thumbnails to load")
+    test.shot("00a-notes-list")
+
+    # 55 notes whose text holds "lantern": the first 50, then "More notes" brings the rest.
+    made = [test.server.send_json("POST", "/api/notes", {"title": f"Lantern {index:02}", "body": "a paper lantern"})[1]["id"]
+            for index in range(55)]
+    search = test.driver.find_element(By.ID, "search")
+    # (The list also refreshes as the 55 arrive: wait for the search's own answer, marked.)
+    test.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#notes .note-item")) == 50, "the list to show the new notes")
+    search.send_keys("lant")
+    marked = ("return [...document.querySelectorAll('#notes .note-item')]"
+              ".map(i => [...i.querySelectorAll('mark')].map(m => m.textContent).join(' '))")
+    test.wait(lambda d: test.js(marked) == ["Lant lant"] * 50, "the first 50 found, the words found marked")
+    test.driver.find_element(By.ID, "notes-more").click()
+    test.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#notes .note-item")) == 55, "More notes to add the last five")
+    shown = test.js("return [...document.querySelectorAll('#notes .note-item')].map(i => i.dataset.id)")
+    assert sorted(shown) == sorted(made) and len(set(shown)) == 55, "each note once"
+    assert not test.driver.find_elements(By.ID, "notes-more"), "More notes after the last page"
+    test.shot("00b-search-marked")
+
+    # The shortcuts.
+    test.js("document.activeElement.blur()")
+    ActionChains(test.driver).send_keys("?").perform()
+    test.wait(lambda d: d.find_element(By.ID, "shortcuts").get_attribute("open") is not None, "? to show the shortcuts")
+    audit(test, "the shortcuts")
+    ActionChains(test.driver).send_keys(Keys.ESCAPE).perform()
+    test.wait(lambda d: d.find_element(By.ID, "shortcuts").get_attribute("open") is None, "Escape to close them")
+    ActionChains(test.driver).send_keys("j").perform()
+    first = test.driver.find_elements(By.CSS_SELECTOR, "#notes .note-link")[0]
+    assert test.js("return document.activeElement === arguments[0]", first), "j did not focus the first note"
+    ActionChains(test.driver).send_keys("j").send_keys("k").perform()
+    assert test.js("return document.activeElement === arguments[0]", first), "j then k did not come back"
+    ActionChains(test.driver).send_keys("/").perform()
+    assert test.js("return document.activeElement.id") == "search", "/ did not focus the search"
+    search.clear()
+    for note in made:
+        test.server.send("DELETE", f"/api/notes/{note}?purge=true", None)
+    test.js("document.activeElement.blur()")
+    ActionChains(test.driver).send_keys("n").perform()
+    test.wait(lambda d: "/notes/" in d.current_url, "n to open a new note")
+    test.server.send("DELETE", "/api/notes/" + test.driver.current_url.rstrip("/").split("/")[-1] + "?purge=true", None)
+    test.driver.get(f"{test.server.url}/notes/{test.note_id}")
+    test.wait(lambda d: test.tiles(), "the note page again")

@@ -528,6 +528,9 @@ class BrowserTest:
     def reorder_select_delete_move_and_download(self):
         everyday.reorder_select_delete_move_and_download(self)
 
+    def notes_list_previews_search_and_shortcuts(self):
+        everyday.notes_list_previews_search_and_shortcuts(self)
+
     def any_file_attaches(self):
         everyday.any_file_attaches(self)
 
@@ -633,7 +636,8 @@ def main():
                  test.changes_made_elsewhere_show_live,
                  test.restore_an_earlier_version, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.viewer_pages_with_keys_buttons_and_swipe,
-                 test.paste_adds_a_photo, test.any_file_attaches, test.reorder_select_delete_move_and_download, test.dark_mode_follows_the_system, test.phone_width,
+                 test.paste_adds_a_photo, test.any_file_attaches, test.reorder_select_delete_move_and_download,
+                 test.notes_list_previews_search_and_shortcuts, test.dark_mode_follows_the_system, test.phone_width,
                  test.accessibility_audit,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,

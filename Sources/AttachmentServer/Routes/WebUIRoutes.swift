@@ -1,7 +1,8 @@
 import AttachmentStore
 import Hummingbird
 
-/// The web UI's pages, rendered on the server: `/` (notes and search), `/notes/{id}`, the
+/// The web UI's pages, rendered on the server: `/` (notes and search; its later pages as an
+/// HTML fragment at `/notes-page`), `/notes/{id}`, the
 /// later pages of a note's gallery, `/notes/{id}/gallery?after=P` (an HTML fragment of tiles),
 /// and `/trash`.
 struct WebUIRoutes {
@@ -9,6 +10,7 @@ struct WebUIRoutes {
 
     func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("/", use: home)
+        router.get("notes-page", use: notesFragment)
         router.get("notes/:id", use: note)
         router.get("notes/:id/gallery", use: galleryPage)
         router.get("trash", use: trash)
@@ -19,13 +21,26 @@ struct WebUIRoutes {
     }
 
     @Sendable func home(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let query = request.uri.queryParameters.get("q") ?? ""
-        let offset = try NoteRoutes.integer(request.uri.queryParameters.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
-        let limit = 50
         // The feed's position is read first: a change made while the page is read is then after it.
         let feed = try await dependencies.store.changeFeedPosition()
-        let notes = try await dependencies.store.notes(matching: query.isEmpty ? nil : query, limit: limit, offset: offset)
-        return Self.html(NotesListPage(notes: notes, query: query, offset: offset, limit: limit, assets: dependencies.assets, feed: feed).html)
+        return Self.html(try await notesPage(request, feed: feed).html)
+    }
+
+    /// The notes after `?after=` that `?q=` finds, as the items of the notes list (an HTML
+    /// fragment, ``NotesListPage/fragment``) for the page script's live search and "More notes".
+    @Sendable func notesFragment(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Self.html(try await notesPage(request, feed: nil).fragment)
+    }
+
+    private func notesPage(_ request: Request, feed: Int64?) async throws -> NotesListPage {
+        let query = request.uri.queryParameters.get("q").map { String($0) } ?? ""
+        let cursor = try request.uri.queryParameters.get("after").map { text in
+            guard let cursor = NoteCursor(String(text)) else {
+                throw ServerError.badRequest("after must be a cursor from a page's “More notes” link", code: "bad_cursor")
+            }
+            return cursor
+        }
+        return try await NotesListPage.read(query: query, after: cursor, from: dependencies.store, assets: dependencies.assets, feed: feed)
     }
 
     @Sendable func note(_ request: Request, context: AppRequestContext) async throws -> Response {

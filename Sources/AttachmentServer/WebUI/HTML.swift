@@ -18,13 +18,14 @@ enum HTML {
     }
 
     /// The page scripts, deferred so they run in this order once the page is parsed: what they
-    /// share first (`common.js`), the upload client, the viewer, the gallery, then the page's own.
+    /// share first (`common.js`), the upload client, the viewer, the gallery, the keyboard shortcuts, then the page's own.
     private static func scripts(_ assets: StaticAssets) -> String {
         [
             "<script src=\"\(assets.url("common.js"))\" defer></script>",
             "<script src=\"\(assets.url("resumable-upload.js"))\" data-digest-worker=\"\(assets.url("digest-worker.js"))\" defer></script>",
             "<script src=\"\(assets.url("viewer.js"))\" defer></script>",
             "<script src=\"\(assets.url("gallery.js"))\" defer></script>",
+            "<script src=\"\(assets.url("shortcuts.js"))\" defer></script>",
             "<script src=\"\(assets.url("app.js"))\" defer></script>",
         ].joined()
     }

@@ -21,6 +21,7 @@ struct NoteDetailPage {
     var html: String {
         let tiles = gallery.attachments.map { Self.tile(for: $0) }.joined(separator: "\n")
         return HTML.page(title: note.title.isEmpty ? "Untitled" : note.title, assets: assets, bodyClass: "note-page", feed: feed, body: """
+            <a class="skip-link" href="#photos-heading">Skip to the photos</a>
             <header class="bar">
               <a href="/" class="back">← Notes</a>
               <span id="save-status" class="status" role="status" aria-live="polite">Saved</span>
@@ -38,7 +39,7 @@ struct NoteDetailPage {
               </details>
               <section class="photos" aria-labelledby="photos-heading">
                 <div class="photos-bar">
-                  <h2 id="photos-heading">Photos</h2>
+                  <h2 id="photos-heading" tabindex="-1">Photos</h2>
                   <input id="import" class="file-input" type="file" multiple>
                   <button type="button" id="select" aria-pressed="false">Select</button>
                   <label class="button primary" for="import">Add photos or files</label>

@@ -1,30 +1,60 @@
 import AttachmentStore
 import Foundation
 
-/// The home page: the notes, a search box and a button for a new note.
+/// The home page: the notes, newest change first, a search box and a button for a new note.
+///
+/// Each note shows its title, when it changed, a line of its text and, when it has any, how
+/// many attachments it holds and a strip of its first thumbnails (lazy, the gallery's own
+/// 200 px renditions, so they come from the same cache). A search marks the words it found
+/// (``SearchHighlight``) and the text line starts near the first match in the body.
+///
+/// Pages follow a cursor, so every page costs the same: the page's "More notes" link names the
+/// last note shown. The page script asks `GET /notes-page?q=…&after=…` for the same items as an
+/// HTML fragment (``fragment``, one place for their markup) as the search box changes and when
+/// "More notes" is pressed.
 struct NotesListPage {
+    /// Notes in a page, in the list and in each fragment.
+    static let pageSize = 50
+    /// Thumbnails in a note's strip.
+    static let stripSize = 4
+
     let notes: [Note]
+    let previews: [NoteID: AttachmentPreview]
     let query: String
-    let offset: Int
-    let limit: Int
+    /// Whether this page comes after others (it then links back to the first).
+    let isLaterPage: Bool
     let assets: StaticAssets
     /// The change feed's position when the page was read: the page follows changes from there.
     var feed: Int64?
+    /// The page's size: a page of this many notes may have more after it.
+    var limit: Int = NotesListPage.pageSize
+
+    /// The page of notes after `cursor` (from the first when `nil`) that `query` finds, with
+    /// their previews.
+    static func read(query: String, after cursor: NoteCursor?, from store: AttachmentStore, assets: StaticAssets,
+                     feed: Int64? = nil) async throws -> NotesListPage {
+        let text = query.isEmpty ? nil : query
+        let notes = if let cursor {
+            try await store.notes(matching: text, limit: pageSize, after: cursor)
+        } else {
+            try await store.notes(matching: text, limit: pageSize)
+        }
+        let previews = try await store.attachmentPreviews(of: notes.map(\.id), first: stripSize)
+        return NotesListPage(notes: notes, previews: previews, query: query, isLaterPage: cursor != nil, assets: assets, feed: feed)
+    }
+
+    /// The cursor after this page's last note when the page is full (there may be more).
+    var nextCursor: String? {
+        guard notes.count == limit, let last = notes.last else { return nil }
+        return NoteCursor(after: last).description
+    }
 
     var html: String {
-        let items = notes.map { note in
-            """
-            <li><a class="note-link" href="/notes/\(HTML.escape(note.id.rawValue))">\
-            <span class="note-title">\(HTML.escape(note.title.isEmpty ? "Untitled" : note.title))</span>\
-            <time datetime="\(note.updatedAt.formatted(.iso8601))">\(Self.display(note.updatedAt))</time>\
-            <span class="note-excerpt">\(HTML.escape(String(note.body.prefix(160))))</span></a></li>
-            """
-        }.joined(separator: "\n")
         let empty = query.isEmpty ? "No notes yet. Make one with “New note”." : "No note matches “\(HTML.escape(query))”."
-        var pager = ""
-        if offset > 0 { pager += "<a href=\"\(link(offset: max(0, offset - limit)))\">Newer</a>" }
-        if notes.count == limit { pager += "<a href=\"\(link(offset: offset + limit))\">Older</a>" }
+        var pager = isLaterPage ? "<a href=\"\(link(after: nil))\">First page</a>" : ""
+        if let next = nextCursor { pager += "<a id=\"notes-more\" class=\"button\" href=\"\(link(after: next))\">More notes</a>" }
         return HTML.page(title: "Notes", assets: assets, bodyClass: "notes-page", feed: feed, body: """
+            <a class="skip-link" href="#notes">Skip to the notes</a>
             <header class="bar">
               <h1>Notes</h1>
               <a href="/trash" id="trash-link">Trash</a>
@@ -36,18 +66,69 @@ struct NotesListPage {
                 <input id="search" name="q" type="search" value="\(HTML.escape(query))" placeholder="Search titles and text" autocomplete="off">
               </form>
               <p id="status" class="status" role="status" aria-live="polite"></p>
-              <ul id="notes" class="notes">\(items)</ul>
+              <ul id="notes" class="notes" tabindex="-1" aria-label="Notes"\(nextAttribute)>\(items)</ul>
               <p id="empty" class="empty"\(notes.isEmpty ? "" : " hidden")>\(empty)</p>
-              <nav class="pager">\(pager)</nav>
+              <nav class="pager" aria-label="More notes">\(pager)</nav>
             </main>
             """)
     }
 
-    private func link(offset: Int) -> String {
+    /// The fragment `GET /notes-page` answers: the items in a list carrying the next page's cursor.
+    var fragment: String {
+        "<ul class=\"notes-fragment\"\(nextAttribute)>\(items)</ul>"
+    }
+
+    private var nextAttribute: String {
+        nextCursor.map { " data-next=\"\(HTML.escape($0))\"" } ?? ""
+    }
+
+    private var items: String {
+        let highlight = SearchHighlight(query: query)
+        return notes.map { Self.item(for: $0, preview: previews[$0.id], highlight: highlight) }.joined(separator: "\n")
+    }
+
+    /// One note of the list.
+    static func item(for note: Note, preview: AttachmentPreview?, highlight: SearchHighlight) -> String {
+        let title = note.title.isEmpty ? "Untitled" : note.title
+        return """
+            <li class="note-item" data-id="\(HTML.escape(note.id.rawValue))"><a class="note-link" href="/notes/\(HTML.escape(note.id.rawValue))">\
+            <span class="note-title">\(highlight.html(title))</span>\
+            <time datetime="\(note.updatedAt.formatted(.iso8601))">\(Self.display(note.updatedAt))</time>\
+            <span class="note-excerpt">\(highlight.html(excerpt(of: note.body, highlight: highlight)))</span>\
+            \(preview.map(strip) ?? "")</a></li>
+            """
+    }
+
+    /// The count and the first thumbnails; nothing for a note without attachments. A picture
+    /// whose bytes are on a peer shows an empty square: its thumbnail would fetch them.
+    private static func strip(_ preview: AttachmentPreview) -> String {
+        guard preview.count > 0 else { return "" }
+        let pictures = preview.first.map { attachment -> String in
+            let resource = AttachmentResource(attachment)
+            guard let thumbnail = resource.thumbnailUrl, attachment.availability == .local else {
+                return "<span class=\"strip-file\"></span>"
+            }
+            return "<img loading=\"lazy\" decoding=\"async\" alt=\"\" src=\"\(HTML.escape(thumbnail))&amp;size=200\">"
+        }.joined()
+        let count = preview.count == 1 ? "1 attachment" : "\(preview.count) attachments"
+        return "<span class=\"note-photos\"><span class=\"note-count\">\(count)</span><span class=\"strip\" aria-hidden=\"true\">\(pictures)</span></span>"
+    }
+
+    /// About 160 characters of `body`: its start, or the stretch around the first match when
+    /// that lies further in.
+    static func excerpt(of body: String, highlight: SearchHighlight) -> String {
+        guard let match = highlight.firstMatch(in: body), body.distance(from: body.startIndex, to: match) > 120 else {
+            return String(body.prefix(160))
+        }
+        let start = body.index(match, offsetBy: -40)
+        return "…" + String(body[start...].prefix(160))
+    }
+
+    private func link(after cursor: String?) -> String {
         var components = URLComponents()
         components.path = "/"
         components.queryItems = (query.isEmpty ? [] : [URLQueryItem(name: "q", value: query)])
-            + [URLQueryItem(name: "offset", value: String(offset))]
+            + (cursor.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
         return HTML.escape(components.string ?? "/")
     }
 

@@ -35,6 +35,7 @@ struct StaticAssets: Sendable {
         ("app.js", PackageResources.app_js),
         ("viewer.js", PackageResources.viewer_js),
         ("gallery.js", PackageResources.gallery_js),
+        ("shortcuts.js", PackageResources.shortcuts_js),
         ("icon.svg", PackageResources.icon_svg),
         ("resumable-upload.js", PackageResources.resumable_upload_js),
         ("digest-worker.js", PackageResources.digest_worker_js),

@@ -24,6 +24,7 @@ struct TrashPage {
                 """
         }.joined(separator: "\n")
         return HTML.page(title: "Trash", assets: assets, bodyClass: "trash-page", body: """
+            <a class="skip-link" href="#trash">Skip to the trash</a>
             <header class="bar">
               <a href="/" class="back">← Notes</a>
               <h1>Trash</h1>
@@ -32,7 +33,7 @@ struct TrashPage {
             <main>
               <p class="hint">Deleted notes and photos stay here, on every device that syncs, until they are purged.</p>
               <p id="status" class="status" role="status" aria-live="polite"></p>
-              <ul id="trash" class="notes">\(rows)</ul>
+              <ul id="trash" class="notes" tabindex="-1" aria-label="In the trash">\(rows)</ul>
               <p id="empty" class="empty"\(items.isEmpty ? "" : " hidden")>The trash is empty.</p>
             </main>
             """)

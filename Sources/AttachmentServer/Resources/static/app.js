@@ -89,30 +89,54 @@
     });
     let timer = null;
     let generation = 0;
-    // The list as the server has it now, for the search box's text (and the page's offset
-    // while the text is the one the page was rendered with).
-    const rendered = new URLSearchParams(window.location.search);
+    const pager = document.querySelector('.pager');
+    /** The items of `/notes-page` (the server renders them, the one place their markup is made). */
+    const fragment = async (query, after) => {
+      const params = new URLSearchParams();
+      if (query) params.set('q', query);
+      if (after) params.set('after', after);
+      const response = await fetch(`/notes-page?${params}`, { credentials: 'same-origin' });
+      if (response.status === 401) goToLogin();
+      if (!response.ok) throw new Error(await errorMessage(response));
+      return new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('ul');
+    };
+    /** "More notes" appends the next page in place; without this script it is a plain link. */
+    const showMore = (next) => {
+      pager.replaceChildren();
+      if (next) {
+        const more = element('button', { type: 'button', id: 'notes-more', text: 'More notes' });
+        more.addEventListener('click', async () => {
+          more.disabled = true;
+          try {
+            const page = await fragment(search.value.trim(), next);
+            list.append(...[...page.children].map((item) => document.importNode(item, true)));
+            localTimes();
+            showMore(page.dataset.next);
+          } catch (error) {
+            more.disabled = false;
+            status.textContent = `More notes could not be loaded: ${error.message}`;
+          }
+        });
+        pager.append(more);
+      }
+    };
+    if (list.dataset.next && !new URLSearchParams(window.location.search).get('after')) showMore(list.dataset.next);
+    // The first page as the server has it now for the search box's text.
     const refresh = async () => {
-        const query = search.value.trim();
-        const offset = query === (rendered.get('q') || '') ? Number(rendered.get('offset') || 0) : 0;
-        const mine = ++generation;
-        try {
-          const page = await api('GET', `/api/notes?limit=50&offset=${offset}&q=${encodeURIComponent(query)}`);
-          if (mine !== generation) return;
-          list.replaceChildren(...page.notes.map((note) => element('li', {}, [
-            element('a', { class: 'note-link', href: `/notes/${note.id}` }, [
-              element('span', { class: 'note-title', text: note.title || 'Untitled' }),
-              element('time', { datetime: note.updatedAt, text: note.updatedAt }),
-              element('span', { class: 'note-excerpt', text: note.body.slice(0, 160) }),
-            ]),
-          ])));
-          empty.hidden = page.notes.length > 0;
-          empty.textContent = query ? `No note matches “${query}”.` : 'No notes yet. Make one with “New note”.';
-          if (offset === 0) history.replaceState(null, '', query ? `/?q=${encodeURIComponent(query)}` : '/');
-          localTimes();
-        } catch (error) {
-          status.textContent = `Search failed: ${error.message}`;
-        }
+      const query = search.value.trim();
+      const mine = ++generation;
+      try {
+        const page = await fragment(query, null);
+        if (mine !== generation) return;
+        list.replaceChildren(...[...page.children].map((item) => document.importNode(item, true)));
+        showMore(page.dataset.next);
+        empty.hidden = list.children.length > 0;
+        empty.textContent = query ? `No note matches “${query}”.` : 'No notes yet. Make one with “New note”.';
+        history.replaceState(null, '', query ? `/?q=${encodeURIComponent(query)}` : '/');
+        localTimes();
+      } catch (error) {
+        status.textContent = `Search failed: ${error.message}`;
+      }
     };
     search.addEventListener('input', () => {
       clearTimeout(timer);

@@ -1,0 +1,47 @@
+import CatalogSQL
+
+/// What a list of notes shows of each note's attachments: how many it has and its first few.
+public struct AttachmentPreview: Sendable, Equatable {
+    /// The note's attachments, not counting those in the trash.
+    public var count: Int
+    /// Its first attachments in order (at most the number asked for), each reporting its rank.
+    public var first: [Attachment]
+
+    /// A preview of `count` attachments whose first are `first`.
+    public init(count: Int, first: [Attachment]) {
+        self.count = count
+        self.first = first
+    }
+}
+
+extension AttachmentStore {
+    /// The attachment count and the first `first` attachments of each of `notes`, in two reads
+    /// whatever the number of notes or of their attachments (a note of 2,000 photos costs what
+    /// one of four does). A note without attachments, or not in the catalog, has an empty
+    /// preview. At most 1,000 notes at a time.
+    public func attachmentPreviews(of notes: [NoteID], first: Int = 4) async throws -> [NoteID: AttachmentPreview] {
+        precondition(notes.count <= 1000 && first >= 0, "ask for at most 1,000 notes at a time")
+        guard !notes.isEmpty else { return [:] }
+        let ids = notes.map { SQLValue.text($0.rawValue) }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try await catalog.read { db in
+            var previews = Dictionary(uniqueKeysWithValues: notes.map { ($0, AttachmentPreview(count: 0, first: [])) })
+            let counts = try db.query("""
+                SELECT noteId, COUNT(*) AS n FROM attachment WHERE noteId IN (\(marks)) AND \(AttachmentRecord.inOrder) GROUP BY noteId
+                """, ids)
+            for row in counts {
+                previews[NoteID(rawValue: try row.requiredString("noteId"))]?.count = Int(try row.int64("n") ?? 0)
+            }
+            guard first > 0 else { return previews }
+            // The first few of each note in one read: ranked by the note's own order.
+            let rows = try AttachmentRow.fetchAll(db, where: """
+                attachment.id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY noteId ORDER BY position, id) AS place
+                FROM attachment WHERE noteId IN (\(marks)) AND \(AttachmentRecord.inOrder)) AS ranked WHERE place <= ?)
+                """, arguments: ids + [.integer(Int64(first))])
+            for (note, group) in Dictionary(grouping: rows, by: { $0.attachment.noteId }) {
+                previews[NoteID(rawValue: note)]?.first = try AttachmentRow.ranked(group)
+            }
+            return previews
+        }
+    }
+}
