@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install dist deb deb-test run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test fuzz fuzz-short tus-test soak clean
+.PHONY: install dist deb deb-test run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test screenshots fuzz fuzz-short tus-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -153,6 +153,12 @@ soak: deps corpus
 ## browser-test: drive the web UI in headless chromium (screenshots in test-output/browser)
 browser-test:
 	$(BROWSER_PYTHON) Tests/e2e/browser_test.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/browser
+
+## screenshots: the README's screenshots (docs/screenshots), taken in headless chromium from a real
+## run over a fresh store with three notes (the browser test takes the same ones into test-output)
+screenshots: deps browser-deps corpus
+	$(SWIFT) build --product attach
+	$(BROWSER_PYTHON) Tests/e2e/browser_screenshots.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) docs/screenshots
 
 ## bench: ingest, thumbnails, storage strategies, the server, peer fetches, pages of notes at 1k/10k/100k and the CLI's start against cp + sync,
 ## vipsthumbnail and nginx, originals saved to S3 against boto3 and uploads from 8 clients to 2 servers on

@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 
 extension AttachmentStore {
     /// The original bytes of an attachment, exactly as they were added.
@@ -29,5 +30,18 @@ extension AttachmentStore {
     public func originalStream(for id: AttachmentID, chunkSize: Int = 256 << 10) async throws -> OriginalStream {
         let content = try await original(of: id)
         return OriginalStream(chunks: content.chunks(chunkSize: chunkSize), total: content.byteCount)
+    }
+}
+
+extension AttachmentStore {
+    /// What the photo's own EXIF says about when and with what it was taken (read from its
+    /// header; no pixel is decoded). Empty for a file that is not a picture, has no EXIF, or
+    /// whose bytes are not here (they are not fetched for this).
+    /// - Throws: ``Error/attachmentNotFound(_:)``.
+    public func captureFacts(of id: AttachmentID) async throws -> CaptureFacts {
+        let attachment = try await attachment(id)
+        guard attachment.image != nil, attachment.availability == .local else { return CaptureFacts() }
+        let path = try await backend.localFile(for: attachment.blobHash)
+        return try await BlockingPool.run { try ImageProbe.captureFacts(ofFileAt: path) }
     }
 }

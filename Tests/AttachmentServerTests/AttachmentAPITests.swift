@@ -341,4 +341,21 @@ struct ReplaceDataErrorTests {
             #expect(still.attachments.map(\.id) == [first.id], "refused moves changed nothing")
         }
     }
+
+    @Test("facts: a camera's photo says when and with what it was taken; a PNG without EXIF says nothing; an unknown id is 404")
+    func factsComeFromExif() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            let photo = try await client.upload("special/baseline.jpg", to: note.id)
+            let png = try await client.upload("special/photo.png", to: note.id, contentType: "image/png")
+            let facts = try await client.execute(uri: "/api/attachments/\(photo.id)/facts", method: .get)
+            #expect(facts.status == .ok)
+            #expect(try JSON.decode(AttachmentRoutes.CaptureFactsResource.self, facts)
+                    == .init(capturedAt: "2008-04-19T13:43:16", camera: "KONICA MINOLTA DiMAGE Z5", lens: nil))
+            let none = try await client.execute(uri: "/api/attachments/\(png.id)/facts", method: .get)
+            #expect(String(buffer: none.body) == "{}")
+            let unknown = try await client.execute(uri: "/api/attachments/\(UUID().uuidString)/facts", method: .get)
+            #expect(unknown.status == .notFound)
+        }
+    }
 }

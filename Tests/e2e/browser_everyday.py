@@ -1,6 +1,6 @@
 """The everyday gestures of the web UI, in the real browser: steps of browser_test.py.
 
-- The viewer pages through the gallery in its order: ArrowRight/ArrowLeft, the Next/Previous
+- The viewer shows a photo's facts (taken when, camera, pixels, size, type) and pages through the gallery in its order: ArrowRight/ArrowLeft, the Next/Previous
   buttons and a swipe (synthesised touch events); + zooms; Escape returns focus to the tile.
 - A PNG pasted from the clipboard (a synthesised paste event) is added with a progress row.
 - Order and selection: a tile dragged to the front stays there (reload, API); Alt+ArrowRight
@@ -62,6 +62,13 @@ def viewer_pages_with_keys_buttons_and_swipe(test):
     thumbs[0].click()
     wait_shown(test, 0, "one click")
     assert test.driver.find_element(By.ID, "viewer-previous").get_attribute("disabled") is not None, "Previous on the first photo"
+    # The photo's facts: when and with what it was taken, from its EXIF, then its size and type.
+    test.driver.find_element(By.ID, "viewer-details").click()
+    test.wait(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-facts") == "loaded", "the photo's details")
+    facts = test.driver.find_element(By.ID, "viewer-facts").text
+    assert "KONICA MINOLTA DiMAGE Z5" in facts and "Taken" in facts and "image/jpeg" in facts, facts
+    audit(test, "the viewer's details")
+    test.driver.find_element(By.ID, "viewer-details").click()
     ActionChains(test.driver).send_keys(Keys.ARROW_RIGHT).perform()
     wait_shown(test, 1, "ArrowRight")
     ActionChains(test.driver).send_keys(Keys.ARROW_LEFT).perform()

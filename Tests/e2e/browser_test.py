@@ -31,6 +31,7 @@ import urllib.error
 import urllib.request
 
 import browser_everyday as everyday
+from browser_screenshots import readme_screenshots
 from browser_gallery import gallery_loads_as_it_scrolls
 from relay import Relay
 from selenium import webdriver
@@ -531,6 +532,11 @@ class BrowserTest:
     def notes_list_previews_search_and_shortcuts(self):
         everyday.notes_list_previews_search_and_shortcuts(self)
 
+    def readme_screenshots(self):
+        readme_screenshots(self, self.output)
+        self.driver.get(f"{self.server.url}/notes/{self.note_id}")  # off the notes it made and purged
+        self.wait(lambda d: self.tiles(), "the note page again")
+
     def any_file_attaches(self):
         everyday.any_file_attaches(self)
 
@@ -637,7 +643,7 @@ def main():
                  test.restore_an_earlier_version, test.type_during_large_upload, test.open_full_image,
                  test.abort_loading_image, test.change_photo, test.open_with_keyboard, test.viewer_pages_with_keys_buttons_and_swipe,
                  test.paste_adds_a_photo, test.any_file_attaches, test.reorder_select_delete_move_and_download,
-                 test.notes_list_previews_search_and_shortcuts, test.dark_mode_follows_the_system, test.phone_width,
+                 test.notes_list_previews_search_and_shortcuts, test.readme_screenshots, test.dark_mode_follows_the_system, test.phone_width,
                  test.accessibility_audit,
                  test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,

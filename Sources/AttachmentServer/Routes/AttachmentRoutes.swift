@@ -3,7 +3,7 @@ import AttachmentStore
 import Hummingbird
 
 /// `GET|POST /api/notes/{id}/attachments`, `GET|PATCH|DELETE /api/attachments/{id}`,
-/// `PUT /api/attachments/{id}/data`.
+/// `PUT /api/attachments/{id}/data`, `GET /api/attachments/{id}/facts`.
 struct AttachmentRoutes {
     let dependencies: ServerDependencies
     private var store: AttachmentStore { dependencies.store }
@@ -20,6 +20,21 @@ struct AttachmentRoutes {
         api.patch("attachments/:id", use: move)
         api.delete("attachments/:id", use: delete)
         api.put("attachments/:id/data", use: replace)
+        api.get("attachments/:id/facts", use: facts)
+    }
+
+    /// `GET /api/attachments/{id}/facts`: what the photo's EXIF says about when and with what it
+    /// was taken, for the viewer's facts panel; each left out when unknown (`{}` for a file that
+    /// is not a picture, or whose bytes are on a peer).
+    struct CaptureFactsResource: ResponseEncodable, Decodable, Equatable {
+        var capturedAt: String?
+        var camera: String?
+        var lens: String?
+    }
+
+    @Sendable func facts(_ request: Request, context: AppRequestContext) async throws -> CaptureFactsResource {
+        let facts = try await store.captureFacts(of: try Self.attachmentID(context))
+        return CaptureFactsResource(capturedAt: facts.capturedAt, camera: facts.camera, lens: facts.lens)
     }
 
     /// The note's attachments in order; `?state=` keeps those whose bytes are in that state.

@@ -66,6 +66,7 @@ struct NoteDetailPage {
                 <span id="viewer-position" class="viewer-position"></span>
                 <button type="button" id="viewer-zoom-out" aria-label="Zoom out" disabled>−</button>
                 <button type="button" id="viewer-zoom-in" aria-label="Zoom in">+</button>
+                <button type="button" id="viewer-details" aria-expanded="false" aria-controls="viewer-facts">Details</button>
                 <a id="viewer-download" class="button" download>Download original</a>
                 <button type="button" id="viewer-done" class="primary">Done</button>
               </div>
@@ -75,6 +76,7 @@ struct NoteDetailPage {
                 <img id="viewer-image" alt="" hidden>
                 <button type="button" id="viewer-previous" class="viewer-step previous" aria-label="Previous photo">‹</button>
                 <button type="button" id="viewer-next" class="viewer-step next" aria-label="Next photo">›</button>
+                <aside id="viewer-facts" class="viewer-facts" aria-label="Details" hidden><dl id="viewer-facts-list"></dl></aside>
               </div>
             </dialog>
             """)

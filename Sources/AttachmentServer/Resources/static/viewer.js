@@ -12,7 +12,7 @@
 'use strict';
 
 (() => {
-  const { errorMessage, megabytes } = window.Attach;
+  const { api, element, errorMessage, megabytes } = window.Attach;
 
   /** Types every browser we serve draws itself; others are shown through the display rendition. */
   const DRAWABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/svg+xml', 'image/bmp']);
@@ -36,6 +36,9 @@
     const next = part('viewer-next');
     const zoomIn = part('viewer-zoom-in');
     const zoomOut = part('viewer-zoom-out');
+    const detailsToggle = part('viewer-details');
+    const factsPanel = part('viewer-facts');
+    const factsList = part('viewer-facts-list');
     let controller = null;
     let objectURL = null;
     let current = null; // the .thumb button shown
@@ -95,6 +98,35 @@
       }
     }
 
+    // ---- Details -----------------------------------------------------------------------
+    /** Fills the details panel for `button`'s attachment: its record and its EXIF facts. */
+    async function showFacts(button) {
+      const id = button.closest('.tile').dataset.id;
+      factsList.replaceChildren(element('dt', { text: 'File name' }), element('dd', { text: button.dataset.filename }));
+      try {
+        const [attachment, facts] = await Promise.all([api('GET', `/api/attachments/${id}`), api('GET', `/api/attachments/${id}/facts`)]);
+        if (current !== button) return;
+        const rows = [
+          ['Taken', facts.capturedAt && new Date(facts.capturedAt.slice(0, 19)).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })],
+          ['Camera', facts.camera], ['Lens', facts.lens],
+          ['Pixels', attachment.image && `${attachment.image.width} × ${attachment.image.height}`],
+          ['Size', megabytes(attachment.byteCount)], ['Type', attachment.mediaType], ['File name', attachment.filename],
+        ];
+        factsList.replaceChildren(...rows.filter(([, value]) => value).flatMap(([term, value]) => [
+          element('dt', { text: term }), element('dd', { text: value }),
+        ]));
+        dialog.dataset.facts = 'loaded';
+      } catch (error) {
+        if (current === button) factsList.append(element('dd', { text: `Details not loaded: ${error.message}` }));
+      }
+    }
+    const setDetails = (open) => {
+      factsPanel.hidden = !open;
+      detailsToggle.setAttribute('aria-expanded', String(open));
+      if (open && current) showFacts(current);
+    };
+    detailsToggle.addEventListener('click', () => setDetails(factsPanel.hidden));
+
     // ---- Loading ---------------------------------------------------------------------
     /** Streams `url` into a Blob, reporting progress; cancelled through `owner`'s signal. */
     async function load(url, owner, report) {
@@ -140,6 +172,8 @@
       }
       dialog.dataset.index = String(index);
       delete dialog.dataset.original;
+      delete dialog.dataset.facts;
+      if (!factsPanel.hidden) showFacts(button);
       download.href = button.dataset.original;
       download.setAttribute('download', label);
       if (button.dataset.image !== 'true') {
