@@ -175,6 +175,32 @@ extension AttachmentStore {
         }
     }
 
+    /// Sets the alt text of an attachment (what a screen reader says for it; the web UI shows
+    /// it as the picture's description), or removes it for `nil` or an empty text. Kept in its
+    /// metadata under ``RecordRules/altTextKey`` and stamped, so it syncs.
+    /// - Throws: ``Error/attachmentNotFound(_:)`` (also for one in the trash),
+    ///   ``Error/invalidArgument(_:)`` when the text breaks ``RecordRules/problem(altText:)`` or
+    ///   the metadata would pass what peers accept (``PeerInputLimits``).
+    public func setAltText(_ id: AttachmentID, to text: String?) async throws {
+        let text = text?.trimmingCharacters(in: .whitespaces)
+        if let text, let problem = RecordRules.problem(altText: text) { throw Error.invalidArgument(problem) }
+        try await catalog.write { db in
+            guard var record = try AttachmentRecord.fetchLive(id.rawValue, in: db) else {
+                throw Error.attachmentNotFound(id.rawValue)
+            }
+            var metadata = record.metadata
+            metadata[RecordRules.altTextKey] = text?.isEmpty == false ? text : nil
+            let limits = PeerInputLimits()
+            let bytes = metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+            guard metadata.count <= limits.maxMetadataEntries, bytes <= limits.maxMetadataBytes else {
+                throw Error.invalidArgument("alt: the attachment's metadata would be more than peers accept (\(limits.maxMetadataEntries) entries, \(limits.maxMetadataBytes) bytes)")
+            }
+            record.metadata = metadata
+            record.clock = self.clock.tick().rawValue
+            try record.update(db)
+        }
+    }
+
     /// Moves an attachment to another note, as its last; the attachments after it in its old
     /// note move up one. Its bytes, id, metadata and thumbnails stay. The move is an edit
     /// (stamped, so it syncs: every peer sees the attachment in its new note). Moving it to the

@@ -358,4 +358,24 @@ struct ReplaceDataErrorTests {
             #expect(unknown.status == .notFound)
         }
     }
+
+    @Test("PATCH alt sets the attachment's alt text, shown on its tile; a line break is 400; empty removes it")
+    func patchSetsAltText() async throws {
+        try await ServerFixture().test { client in
+            let note = try await client.createNote()
+            let photo = try await client.upload("special/baseline.jpg", to: note.id)
+            let patch = { (body: String) in
+                try await client.execute(uri: "/api/attachments/\(photo.id)", method: .patch, headers: JSON.headers, body: ByteBuffer(string: body))
+            }
+            let set = try await patch(#"{"alt": "A wooden deck <in> the sun"}"#)
+            #expect(set.status == .ok)
+            #expect(try JSON.decode(AttachmentResource.self, set).metadata["alt"] == "A wooden deck <in> the sun")
+            let page = String(buffer: try await client.execute(uri: "/notes/\(note.id)", method: .get).body)
+            #expect(page.contains(#"alt="A wooden deck &lt;in&gt; the sun""#))
+            let refused = try await patch(#"{"alt": "two\nlines"}"#)
+            #expect(refused.status == .badRequest)
+            let removed = try await patch(#"{"alt": ""}"#)
+            #expect(try JSON.decode(AttachmentResource.self, removed).metadata["alt"] == nil)
+        }
+    }
 }

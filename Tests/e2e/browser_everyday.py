@@ -68,6 +68,15 @@ def viewer_pages_with_keys_buttons_and_swipe(test):
     facts = test.driver.find_element(By.ID, "viewer-facts").text
     assert "KONICA MINOLTA DiMAGE Z5" in facts and "Taken" in facts and "image/jpeg" in facts, facts
     audit(test, "the viewer's details")
+    # A description (alt text) saved here is the picture's: in the API, on the tile, after a reload.
+    field = test.driver.find_element(By.ID, "viewer-alt")
+    field.send_keys("A wooden deck in the sun")
+    test.driver.find_element(By.CSS_SELECTOR, "#viewer-alt-form button").click()
+    test.wait(lambda d: d.find_element(By.ID, "viewer-alt-status").text == "Saved", "the description to be saved")
+    first_id = test.tiles()[0].get_attribute("data-id")
+    _, attachment = test.server.get_json(f"/api/attachments/{first_id}")
+    assert attachment["metadata"].get("alt") == "A wooden deck in the sun", attachment["metadata"]
+    assert test.tiles()[0].find_element(By.TAG_NAME, "img").get_attribute("alt") == "A wooden deck in the sun"
     test.driver.find_element(By.ID, "viewer-details").click()
     ActionChains(test.driver).send_keys(Keys.ARROW_RIGHT).perform()
     wait_shown(test, 1, "ArrowRight")

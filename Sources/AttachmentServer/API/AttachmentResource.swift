@@ -202,10 +202,12 @@ enum DisplayImage {
 }
 
 /// The body of `PATCH /api/attachments/{id}`: the note the attachment moves to (`noteId`,
-/// where it goes last), its place among that note's attachments (`position`), or both.
+/// where it goes last), its place among that note's attachments (`position`), its alt text
+/// (`alt`; empty removes it), or any of them together.
 struct AttachmentChange: JSONObjectBody {
     var noteId: String?
     var position: Int?
+    var alt: String?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case noteId, position }
+    enum CodingKeys: String, CodingKey, CaseIterable { case noteId, position, alt }
 }

@@ -126,13 +126,18 @@ struct AttachmentRoutes {
     }
 
     /// Moves the attachment to another note (`noteId`: it goes last there) and/or to `position`
-    /// among its note's (clamped to the note's range); the others keep their order around it.
+    /// among its note's (clamped to the note's range; the others keep their order around it),
+    /// and/or sets its alt text (`alt`, kept in its metadata; empty removes it).
     @Sendable func move(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
         let id = try Self.attachmentID(context)
         guard let change = try await JSONBody.decode(AttachmentChange.self, from: request, context: context, allowEmpty: false),
-              change.noteId != nil || change.position != nil else {
+              change.noteId != nil || change.position != nil || change.alt != nil else {
             throw ServerError.badRequest("send {\"position\": N}, the place the attachment moves to (0 is first), "
-                                         + "{\"noteId\": ID}, the note it moves to, or both", code: "invalid_json")
+                                         + "{\"noteId\": ID}, the note it moves to, {\"alt\": TEXT}, its alt text, or some of them",
+                                         code: "invalid_json")
+        }
+        if let alt = change.alt, let problem = RecordRules.problem(altText: alt) {
+            throw ServerError.badRequest(problem, code: "invalid_json")
         }
         if let position = change.position, !(0...Int(Int32.max)).contains(position) {
             throw ServerError.badRequest("position must be from 0 to \(Int32.max)", code: "invalid_json")
@@ -145,6 +150,7 @@ struct AttachmentRoutes {
         }
         if let note { try await store.moveAttachment(id, toNote: note) }
         if let position = change.position { try await store.moveAttachment(id, to: position) }
+        if let alt = change.alt { try await store.setAltText(id, to: alt) }
         return resource(try await store.attachment(id))
     }
 

@@ -76,7 +76,10 @@ struct NoteDetailPage {
                 <img id="viewer-image" alt="" hidden>
                 <button type="button" id="viewer-previous" class="viewer-step previous" aria-label="Previous photo">‹</button>
                 <button type="button" id="viewer-next" class="viewer-step next" aria-label="Next photo">›</button>
-                <aside id="viewer-facts" class="viewer-facts" aria-label="Details" hidden><dl id="viewer-facts-list"></dl></aside>
+                <aside id="viewer-facts" class="viewer-facts" aria-label="Details" hidden><dl id="viewer-facts-list"></dl>
+                  <form id="viewer-alt-form" class="viewer-alt"><label for="viewer-alt">Description (alt text)</label>
+                  <input id="viewer-alt" maxlength="1000" autocomplete="off" placeholder="What the photo shows">
+                  <button type="submit">Save description</button><span id="viewer-alt-status" role="status"></span></form></aside>
               </div>
             </dialog>
             """)
@@ -114,6 +117,7 @@ struct NoteDetailPage {
     static func tile(for attachment: Attachment) -> String {
         let resource = AttachmentResource(attachment)
         let name = HTML.escape(attachment.filename)
+        let alt = HTML.escape(attachment.metadata[RecordRules.altTextKey] ?? attachment.filename)
         let remote = attachment.availability == .remote && resource.thumbnailUrl != nil
         let picture: String
         if let thumbnail = resource.thumbnailUrl {
@@ -122,7 +126,7 @@ struct NoteDetailPage {
             } ?? "1"
             let source = remote ? "data-src" : "src"
             picture = """
-                <img\(remote ? "" : " loading=\"lazy\"") decoding="async" alt="\(name)" \(source)="\(HTML.escape(thumbnail))&amp;size=200" \
+                <img\(remote ? "" : " loading=\"lazy\"") decoding="async" alt="\(alt)" \(source)="\(HTML.escape(thumbnail))&amp;size=200" \
                 \(source)set="\(HTML.escape(thumbnail))&amp;size=200 1x, \(HTML.escape(thumbnail))&amp;size=400 2x" data-aspect="\(aspect)">
                 """
         } else {

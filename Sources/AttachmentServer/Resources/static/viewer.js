@@ -39,6 +39,8 @@
     const detailsToggle = part('viewer-details');
     const factsPanel = part('viewer-facts');
     const factsList = part('viewer-facts-list');
+    const altInput = part('viewer-alt');
+    const altStatus = part('viewer-alt-status');
     let controller = null;
     let objectURL = null;
     let current = null; // the .thumb button shown
@@ -103,6 +105,8 @@
     async function showFacts(button) {
       const id = button.closest('.tile').dataset.id;
       factsList.replaceChildren(element('dt', { text: 'File name' }), element('dd', { text: button.dataset.filename }));
+      altInput.value = '';
+      altStatus.textContent = '';
       try {
         const [attachment, facts] = await Promise.all([api('GET', `/api/attachments/${id}`), api('GET', `/api/attachments/${id}/facts`)]);
         if (current !== button) return;
@@ -115,6 +119,7 @@
         factsList.replaceChildren(...rows.filter(([, value]) => value).flatMap(([term, value]) => [
           element('dt', { text: term }), element('dd', { text: value }),
         ]));
+        altInput.value = (attachment.metadata && attachment.metadata.alt) || '';
         dialog.dataset.facts = 'loaded';
       } catch (error) {
         if (current === button) factsList.append(element('dd', { text: `Details not loaded: ${error.message}` }));
@@ -126,6 +131,25 @@
       if (open && current) showFacts(current);
     };
     detailsToggle.addEventListener('click', () => setDetails(factsPanel.hidden));
+    // The description (alt text) is the picture's, saved with it and synced: the tile and the
+    // viewer's image say it to a screen reader from then on.
+    part('viewer-alt-form').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const button = current;
+      if (!button) return;
+      const tile = button.closest('.tile');
+      const text = altInput.value.trim();
+      try {
+        await api('PATCH', `/api/attachments/${tile.dataset.id}`, { alt: text });
+        const described = text || button.dataset.filename;
+        const thumbnail = button.querySelector('img');
+        if (thumbnail) thumbnail.alt = described;
+        if (current === button) image.alt = described;
+        altStatus.textContent = text ? 'Saved' : 'Removed';
+      } catch (error) {
+        altStatus.textContent = `Not saved: ${error.message}`;
+      }
+    });
 
     // ---- Loading ---------------------------------------------------------------------
     /** Streams `url` into a Blob, reporting progress; cancelled through `owner`'s signal. */
