@@ -90,7 +90,7 @@ struct AuthenticationTests {
                 let response = try await client.execute(uri: operation.path, method: operation.method, headers: headers, body: body)
                 if operation.isPublic {
                     #expect(response.status.code != 401 || operation.path == "/login", "\(operation) is public")
-                } else if operation.method == .get, ["/", "/notes/\(ids.note)", "/notes/\(ids.note)/gallery", "/trash"].contains(operation.path) {
+                } else if operation.method == .get, ["/", "/notes-page", "/notes/\(ids.note)", "/notes/\(ids.note)/gallery", "/trash"].contains(operation.path) {
                     #expect(response.status == .seeOther, "\(operation)")
                     #expect(response.headers[.location]?.hasPrefix("/login?next=") == true, "\(operation)")
                 } else {

@@ -125,6 +125,21 @@ def paste_adds_a_photo(test, png_path):
     assert test.tiles()[-1].get_attribute("data-id") == last["id"], "the pasted tile is not last"
 
 
+def viewer_deletes_and_shows_the_next(test, note):
+    """Delete in the viewer moves the photo shown to the trash and shows the next one."""
+    test.driver.get(f"{test.server.url}/notes/{note}")
+    test.wait(lambda d: test.loaded_thumbnails() == len(test.tiles()) > 1, "the note's thumbnails")
+    ids = [tile.get_attribute("data-id") for tile in test.tiles()]
+    test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[0].click()
+    wait_shown(test, 0, "one click")
+    test.driver.find_element(By.ID, "viewer-delete").click()
+    test.wait(lambda d: gallery_ids(test) == ids[1:], "the deleted photo to leave the gallery")
+    wait_shown(test, 0, "the next photo after a delete")
+    assert api_ids(test, note) == ids[1:]
+    ActionChains(test.driver).send_keys(Keys.ESCAPE).perform()
+    test.wait(lambda d: not viewer_state(test)["open"], "the viewer to close")
+
+
 def any_file_attaches(test):
     """The picker takes any file: a text file becomes a tile naming its type, whose original is
     a download (the viewer has nothing to draw)."""
@@ -316,6 +331,7 @@ def reorder_select_delete_move_and_download(test):
     test.wait(lambda d: gallery_ids(test) == [remaining[1]], "the moved photos to leave the gallery")
     assert api_ids(test, album["id"]) == [remaining[0], remaining[2]], api_ids(test, album["id"])
     test.shot("17-moved")
+    viewer_deletes_and_shows_the_next(test, album["id"])
     test.server.send("DELETE", f"/api/notes/{note['id']}", None)
     test.server.send("DELETE", f"/api/notes/{album['id']}", None)
     test.driver.get(f"{test.server.url}/notes/{test.note_id}")

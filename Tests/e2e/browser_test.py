@@ -6,13 +6,16 @@ would: is sent to the login page, is refused with a wrong token, logs in with th
 the token is then nowhere in web storage, the page or script-readable cookies); creates a note; imports two corpus photos through the file input and waits for both progress
 bars and both thumbnails, in the order chosen, and for the finished rows to fold away; sees a text changed through the API, a
 photo imported by `attach import` and then deleted, and a new note appear on the open pages without a reload; types into the note body while a 16 MB upload is in flight (upload
-throttled through DevTools so that it is) and checks the text was saved; double-clicks a
-thumbnail and sees the full image; opens the 16 MB image and presses Done before it has loaded
+throttled through DevTools so that it is) and checks the text was saved; clicks a
+thumbnail once and sees the full image; opens the 16 MB image and presses Done before it has loaded
 (download throttled); changes a photo through "Change photo"; opens a photo with the keyboard; checks a phone-width layout;
 starts a second server that syncs the note from the first (which serves blob bytes to peers at 2 MiB/s) and sees the 16 MB
 photo's progress ring move and then its thumbnail replace it; imports a 16 MB photo through a relay that drops the
 connection midway and sees the upload resume from the server's offset rather than from 0; scrolls
-a note of 230 files and sees the gallery arrive a page at a time, in order (browser_gallery.py); deletes the note, restores it from the trash and purges it. Screenshots go to test-output/browser/.
+a note of 230 files and sees the gallery arrive a page at a time, in order (browser_gallery.py); the everyday
+gestures of browser_everyday.py (the viewer's paging, swipe, zoom, details and alt text; paste; any file; select,
+delete, move, zip, reorder; the notes list's strips, marked search, "More notes" and shortcuts; dark mode; an
+axe-core audit of every page) and the README's screenshots (browser_screenshots.py); deletes the note, restores it from the trash and purges it. Screenshots go to test-output/browser/.
 Exits non-zero if anything fails.
 
 Usage: browser_test.py ATTACH_BINARY CORPUS_DIR [OUTPUT_DIR]

@@ -68,6 +68,7 @@ struct NoteDetailPage {
                 <button type="button" id="viewer-zoom-in" aria-label="Zoom in">+</button>
                 <button type="button" id="viewer-details" aria-expanded="false" aria-controls="viewer-facts">Details</button>
                 <a id="viewer-download" class="button" download>Download original</a>
+                <button type="button" id="viewer-delete" class="danger">Delete</button>
                 <button type="button" id="viewer-done" class="primary">Done</button>
               </div>
               <div id="viewer-stage" class="viewer-stage">

@@ -31,16 +31,19 @@ public enum RecordRules {
         return nil
     }
 
-    /// The longest alt text of an attachment, in UTF-8 bytes.
-    public static let maxAltTextBytes = 1000
+    /// The longest alt text of an attachment, in Unicode scalars (characters as JSON Schema's
+    /// `maxLength` counts them).
+    public static let maxAltTextLength = 1000
     /// The metadata key an attachment's alt text is kept under (it syncs with the record).
     public static let altTextKey = "alt"
 
     /// Why `text` may not be an attachment's alt text (what a screen reader says for the
-    /// picture), or `nil` when it may: one line of at most ``maxAltTextBytes``, no control or
-    /// bidirectional formatting character. The reason starts with `alt`.
+    /// picture), or `nil` when it may: one line of at most ``maxAltTextLength`` characters, no
+    /// control or bidirectional formatting character. The reason starts with `alt`.
     public static func problem(altText text: String) -> String? {
-        if let problem = length(text, "alt", max: maxAltTextBytes) { return problem }
+        if text.unicodeScalars.count > maxAltTextLength {
+            return "alt is \(text.unicodeScalars.count) characters; at most \(maxAltTextLength) are allowed"
+        }
         if let scalar = text.unicodeScalars.first(where: { TextScalars.isUnicodeLineBreak($0) || TextScalars.isControl($0) || TextScalars.isBidiControl($0) }) {
             return "alt contains \(TextScalars.name(scalar)); alt text is one line of plain text"
         }

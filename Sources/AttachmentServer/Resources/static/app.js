@@ -96,7 +96,8 @@
       if (query) params.set('q', query);
       if (after) params.set('after', after);
       const response = await fetch(`/notes-page?${params}`, { credentials: 'same-origin' });
-      if (response.status === 401) goToLogin();
+      // A page answered with the login form: the session ended.
+      if (response.status === 401 || (response.redirected && new URL(response.url).pathname === '/login')) goToLogin();
       if (!response.ok) throw new Error(await errorMessage(response));
       return new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('ul');
     };
@@ -264,7 +265,7 @@
    */
   async function serverTile(noteID, id) {
     const response = await fetch(`/notes/${noteID}/gallery?attachment=${encodeURIComponent(id)}`, { credentials: 'same-origin' });
-    if (response.status === 401) goToLogin();
+    if (response.status === 401 || (response.redirected && new URL(response.url).pathname === '/login')) goToLogin();
     if (!response.ok) return null;
     const page = new DOMParser().parseFromString(await response.text(), 'text/html');
     const item = page.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);

@@ -7,8 +7,8 @@
 // buttons and keys, the wheel, a double-click or double-tap) enlarges up to 8x; a zoomed image
 // is panned by dragging, and once zoomed past the display rendition's pixels the original is
 // loaded in its place when the browser can draw it. Escape or Done closes and returns focus to
-// the tile the viewer was last on. A tile that is not an image has no preview: its original is
-// a download.
+// the tile the viewer was last on; Delete moves the photo shown to the trash and shows the next.
+// A tile that is not an image has no preview: its original is a download.
 'use strict';
 
 (() => {
@@ -264,6 +264,24 @@
       if (button) open(button);
     });
     part('viewer-done').addEventListener('click', close);
+    // Delete moves the photo shown to the trash (restorable on every device) and shows the next
+    // one, or the one before; the viewer closes when none is left.
+    part('viewer-delete').addEventListener('click', async () => {
+      const button = current;
+      if (!button) return;
+      const tile = button.closest('.tile');
+      const all = thumbs();
+      const neighbour = all[all.indexOf(button) + 1] || all[all.indexOf(button) - 1];
+      const status = document.getElementById('save-status');
+      try {
+        await api('DELETE', `/api/attachments/${tile.dataset.id}`);
+        tile.remove();
+        status.textContent = `Moved ${button.dataset.filename} to the trash`;
+        if (neighbour) show(neighbour); else { current = null; close(); }
+      } catch (error) {
+        status.textContent = `Not deleted: ${error.message}`;
+      }
+    });
     previous.addEventListener('click', () => step(-1));
     next.addEventListener('click', () => step(1));
     zoomIn.addEventListener('click', () => zoomBy(2));
