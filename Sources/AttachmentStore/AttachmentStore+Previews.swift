@@ -17,10 +17,17 @@ public struct AttachmentPreview: Sendable, Equatable {
 extension AttachmentStore {
     /// The attachment count and the first `first` attachments of each of `notes`, in two reads
     /// whatever the number of notes or of their attachments (a note of 2,000 photos costs what
-    /// one of four does). A note without attachments, or not in the catalog, has an empty
-    /// preview. At most 1,000 notes at a time.
+    /// one of four does; more than 500 notes are read 500 at a time). A note without
+    /// attachments, or not in the catalog, has an empty preview; `first` below 1 reads counts only.
     public func attachmentPreviews(of notes: [NoteID], first: Int = 4) async throws -> [NoteID: AttachmentPreview] {
-        precondition(notes.count <= 1000 && first >= 0, "ask for at most 1,000 notes at a time")
+        guard notes.count <= 500 else {
+            var previews: [NoteID: AttachmentPreview] = [:]
+            for start in stride(from: 0, to: notes.count, by: 500) {
+                previews.merge(try await attachmentPreviews(of: Array(notes[start..<min(start + 500, notes.count)]), first: first)) { $1 }
+            }
+            return previews
+        }
+        let first = max(first, 0)
         guard !notes.isEmpty else { return [:] }
         let ids = notes.map { SQLValue.text($0.rawValue) }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")

@@ -26,5 +26,9 @@ struct AttachmentPreviewTests {
         #expect(previews[pair.id]?.first.map(\.id) == two.map(\.id))
         #expect(previews.count == 4, "an unknown note has an empty preview")
         #expect(try await store.attachmentPreviews(of: []).isEmpty)
+        // More notes than one read takes: read in parts, the same answer.
+        let many = [trip.id] + (0..<1200).map { _ in NoteID.make() }
+        let parts = try await store.attachmentPreviews(of: many, first: 3)
+        #expect(parts.count == 1201 && parts[trip.id] == previews[trip.id])
     }
 }
