@@ -20,6 +20,9 @@ import urllib.request
 import zipfile
 
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
@@ -255,7 +258,7 @@ SELECTION_PHOTOS = ["special/baseline.jpg", "special/progressive.jpg", "special/
 
 def reorder_select_delete_move_and_download(test):
     """In a note of six photos: a tile dragged to the front stays there after a reload and in the
-    API; Alt+ArrowRight moves the focused one a place; three selected and deleted leave the
+    API; Alt+ArrowRight moves the focused one a place; a long press selects one; three selected and deleted leave the
     gallery for the trash; the rest downloads as one zip; two selected (the first with a
     Ctrl-click) move to another note, in their order."""
     _, note = test.server.send_json("POST", "/api/notes", {"title": "Selection"})
@@ -283,6 +286,16 @@ def reorder_select_delete_move_and_download(test):
     test.wait(lambda d: api_ids(test, note["id"]) == expected, "Alt+ArrowRight saved")
     assert gallery_ids(test) == expected, gallery_ids(test)
     assert test.js("return document.activeElement === arguments[0]", first), "focus left the moved tile"
+
+    # A long press (a touch pointer held 0.8 s) starts a selection with that photo; Cancel ends it.
+    finger = ActionBuilder(test.driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+    finger.pointer_action.move_to(test.driver.find_elements(By.CSS_SELECTOR, "#gallery .thumb")[4]).pointer_down().pause(0.8).pointer_up()
+    finger.perform()
+    test.wait(lambda d: d.find_element(By.ID, "selection-count").text == "1 selected", "a long press to select the photo")
+    assert test.tiles()[4].get_attribute("class") == "tile selected", test.tiles()[4].get_attribute("class")
+    assert not viewer_state(test)["open"], "a long press opened the viewer"
+    test.driver.find_element(By.ID, "selection-cancel").click()
+    test.wait(lambda d: not d.find_element(By.ID, "selection-bar").is_displayed(), "Cancel to end the selection")
 
     # Select three and delete them: to the trash.
     test.driver.find_element(By.ID, "select").click()
