@@ -110,7 +110,8 @@ struct NoteDetailPage {
         }
     }
 
-    /// One gallery tile; the page script builds the same markup for new uploads.
+    /// One gallery tile, the only place its markup is written: the page script asks for new ones
+    /// (uploads, changes made elsewhere) from the gallery fragment, `?attachment=ID`.
     ///
     /// An image whose bytes are on a peer gets a placeholder with a progress ring over its
     /// tile, and its thumbnail address in `data-src`: the page script requests it (which makes
