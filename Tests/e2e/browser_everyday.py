@@ -14,9 +14,7 @@
 """
 import base64
 import io
-import json
 import os
-import urllib.request
 import zipfile
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -232,17 +230,6 @@ def accessibility_audit(test):
     test.wait(lambda d: test.loaded_thumbnails() >= 2, "the note again")
 
 
-def upload(test, note, path):
-    """Adds the file at `path` to `note` through the API (with the token); returns its id."""
-    with open(path, "rb") as f:
-        data = f.read()
-    request = urllib.request.Request(f"{test.server.url}/api/notes/{note}/attachments?filename={os.path.basename(path)}", data=data,
-                                     method="POST", headers={"Authorization": f"Bearer {test.server.token}",
-                                                             "Content-Type": "application/octet-stream"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.load(response)["id"]
-
-
 def gallery_ids(test):
     return test.js("return [...document.querySelectorAll('#gallery .tile')].map(t => t.dataset.id)")
 
@@ -263,7 +250,7 @@ def reorder_select_delete_move_and_download(test):
     Ctrl-click) move to another note, in their order."""
     _, note = test.server.send_json("POST", "/api/notes", {"title": "Selection"})
     _, album = test.server.send_json("POST", "/api/notes", {"title": "Album"})
-    ids = [upload(test, note["id"], test.photo(path)) for path in SELECTION_PHOTOS]
+    ids = [test.server.upload(note["id"], test.photo(path)) for path in SELECTION_PHOTOS]
     test.driver.get(f"{test.server.url}/notes/{note['id']}")
     test.wait(lambda d: test.loaded_thumbnails() == len(ids), "six thumbnails")
 

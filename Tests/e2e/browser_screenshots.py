@@ -11,7 +11,6 @@ import secrets
 import shutil
 import sys
 import tempfile
-import urllib.request
 
 from selenium.webdriver.common.by import By
 
@@ -24,15 +23,6 @@ NOTES = [
 ]
 
 
-def upload(server, note, path):
-    with open(path, "rb") as f:
-        data = f.read()
-    request = urllib.request.Request(f"{server.url}/api/notes/{note}/attachments?filename={os.path.basename(path)}", data=data,
-                                     method="POST", headers={"Authorization": f"Bearer {server.token}",
-                                                             "Content-Type": "application/octet-stream"})
-    urllib.request.urlopen(request, timeout=60).read()
-
-
 def readme_screenshots(test, output):
     """Makes the three notes, then saves notes-list.png and note-gallery.png into `output`."""
     made = []
@@ -40,7 +30,7 @@ def readme_screenshots(test, output):
         _, note = test.server.send_json("POST", "/api/notes", {"title": title, "body": body})
         made.append(note["id"])
         for photo in photos:
-            upload(test.server, note["id"], test.photo(photo))
+            test.server.upload(note["id"], test.photo(photo))
     size = test.driver.get_window_size()
     test.driver.set_window_size(1280, 800)
     try:

@@ -104,6 +104,18 @@ class Server:
         except ValueError:
             return status, None
 
+    def upload(self, note, path):
+        """Adds the file at `path` to `note` through the API (with the token); returns its id."""
+        with open(path, "rb") as f:
+            data = f.read()
+        headers = {"Content-Type": "application/octet-stream"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(f"{self.url}/api/notes/{note}/attachments?filename={os.path.basename(path)}",
+                                         data=data, method="POST", headers=headers)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.load(response)["id"]
+
     def stop(self):
         if self.process.poll() is None:
             self.process.terminate()  # SIGTERM: graceful shutdown

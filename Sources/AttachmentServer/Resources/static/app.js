@@ -4,7 +4,7 @@
 'use strict';
 
 (() => {
-  const { goToLogin, errorMessage, api, element, megabytes } = window.Attach;
+  const { goToLogin, errorMessage, api, fragment, element, megabytes } = window.Attach;
 
   /** Uploads one file with XMLHttpRequest (fetch has no upload progress). */
   function upload(method, url, file, onProgress) {
@@ -91,15 +91,13 @@
     let generation = 0;
     const pager = document.querySelector('.pager');
     /** The items of `/notes-page` (the server renders them, the one place their markup is made). */
-    const fragment = async (query, after) => {
+    const notesFragment = async (query, after) => {
       const params = new URLSearchParams();
       if (query) params.set('q', query);
       if (after) params.set('after', after);
-      const response = await fetch(`/notes-page?${params}`, { credentials: 'same-origin' });
-      // A page answered with the login form: the session ended.
-      if (response.status === 401 || (response.redirected && new URL(response.url).pathname === '/login')) goToLogin();
-      if (!response.ok) throw new Error(await errorMessage(response));
-      return new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('ul');
+      const page = await fragment(`/notes-page?${params}`);
+      if (!page) throw new Error('the notes list is not there');
+      return page.querySelector('ul');
     };
     /** "More notes" appends the next page in place; without this script it is a plain link. */
     const showMore = (next) => {
@@ -109,7 +107,7 @@
         more.addEventListener('click', async () => {
           more.disabled = true;
           try {
-            const page = await fragment(search.value.trim(), next);
+            const page = await notesFragment(search.value.trim(), next);
             list.append(...[...page.children].map((item) => document.importNode(item, true)));
             localTimes();
             showMore(page.dataset.next);
@@ -127,7 +125,7 @@
       const query = search.value.trim();
       const mine = ++generation;
       try {
-        const page = await fragment(query, null);
+        const page = await notesFragment(query, null);
         if (mine !== generation) return;
         list.replaceChildren(...[...page.children].map((item) => document.importNode(item, true)));
         showMore(page.dataset.next);
@@ -264,11 +262,8 @@
    * when the attachment is not (or no longer) in the note's gallery.
    */
   async function serverTile(noteID, id) {
-    const response = await fetch(`/notes/${noteID}/gallery?attachment=${encodeURIComponent(id)}`, { credentials: 'same-origin' });
-    if (response.status === 401 || (response.redirected && new URL(response.url).pathname === '/login')) goToLogin();
-    if (!response.ok) return null;
-    const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-    const item = page.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
+    const page = await fragment(`/notes/${noteID}/gallery?attachment=${encodeURIComponent(id)}`);
+    const item = page && page.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
     return item ? document.importNode(item, true) : null;
   }
 
@@ -637,10 +632,9 @@
       loading = true;
       more.textContent = 'Loading more photos…';
       try {
-        const response = await fetch(next, { credentials: 'same-origin' });
-        if (response.redirected && new URL(response.url).pathname === '/login') { goToLogin(); return; }
-        if (!response.ok) throw new Error(await errorMessage(response));
-        const page = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('ul');
+        const fetched = await fragment(next);
+        if (!fetched) throw new Error('the note is gone');
+        const page = fetched.querySelector('ul');
         const firstAdded = gallery.querySelector('[data-added]');
         const added = [];
         for (const item of [...page.children]) {

@@ -33,6 +33,22 @@
     return response.status === 204 ? null : response.json();
   }
 
+  /**
+   * An HTML fragment the server renders (a page of tiles or of notes, the one place their markup
+   * is made), parsed; `null` when the server answers 404. A session that ended (401, or the
+   * login form answered in its place) goes to the login page, and the call throws.
+   */
+  async function fragment(url) {
+    const response = await fetch(url, { credentials: 'same-origin' });
+    if (response.status === 401 || (response.redirected && new URL(response.url).pathname === '/login')) {
+      goToLogin();
+      throw new Error('the session ended');
+    }
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(await errorMessage(response));
+    return new DOMParser().parseFromString(await response.text(), 'text/html');
+  }
+
   const element = (tag, attributes = {}, children = []) => {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(attributes)) {
@@ -81,5 +97,5 @@
     bar.append(button);
   }
 
-  window.Attach = Object.freeze({ goToLogin, errorMessage, api, element, megabytes, themeToggle });
+  window.Attach = Object.freeze({ goToLogin, errorMessage, api, fragment, element, megabytes, themeToggle });
 })();
