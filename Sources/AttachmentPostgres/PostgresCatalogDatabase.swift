@@ -151,8 +151,10 @@ public final class PostgresCatalogDatabase: SQLDatabase {
             var applying: [String] = []
             for migration in PostgresCatalogSchema.migrations where !applied.contains(migration.id) {
                 // Rows a shared migration must not apply over fail it here, before its statements.
-                try SharedCatalogMigrations.all.first { $0.id == migration.id }?.refuseDamage(in: transaction, .postgres)
+                let shared = SharedCatalogMigrations.all.first { $0.id == migration.id }
+                try shared?.refuseDamage(in: transaction, .postgres)
                 for statement in migration.statements { try transaction.execute(statement) }
+                try shared?.fill(in: transaction, .postgres)
                 try transaction.execute("INSERT INTO schemaMigration (id) VALUES (?)", [.text(migration.id)])
                 applying.append(migration.id)
             }

@@ -59,26 +59,27 @@ extension AttachmentStore {
         }
     }
 
-    /// Notes, most recently updated first (then by id), paged by `limit` and `offset`;
-    /// with `text`, only those it finds: each of its words begins a word of the note's title or
-    /// body, in any case (`gard pho` finds "Garden photos"; punctuation only separates words, and a
-    /// text with no word finds nothing). The search is answered by the catalog's full-text index.
-    /// For deep pages, prefer ``notes(matching:limit:offset:after:)`` with the ``NoteCursor`` of
-    /// the last note shown.
-    public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0) async throws -> [Note] {
+    /// Notes in `order` (most recently changed first unless told otherwise; ties by id), paged by
+    /// `limit` and `offset`; with `text`, only those it finds: each of its words begins a word of
+    /// the note's title or body, in any case (`gard pho` finds "Garden photos"; punctuation only
+    /// separates words, and a text with no word finds nothing). The search is answered by the
+    /// catalog's full-text index, each order by an index of its own. For deep pages, prefer
+    /// ``notes(matching:limit:offset:after:)`` with the ``NoteCursor`` of the last note shown.
+    public func notes(matching text: String? = nil, order: NoteOrder = .updated, limit: Int = 100, offset: Int = 0) async throws -> [Note] {
         let dialect = catalog.database.dialect
         return try await catalog.read { db in
-            try NoteRecord.page(matching: text, limit: limit, offset: offset, dialect: dialect, in: db).map(\.note)
+            try NoteRecord.page(matching: text, order: order, limit: limit, offset: offset, dialect: dialect, in: db).map(\.note)
         }
     }
 
-    /// The notes after `cursor` in the same order (skipping `offset` more), optionally only
-    /// those `text` finds (as in ``notes(matching:limit:offset:)``): the next page after one that
+    /// The notes after `cursor` in its order (skipping `offset` more), optionally only those
+    /// `text` finds (as in ``notes(matching:order:limit:offset:)``): the next page after one that
     /// ended with the note `cursor` names. A page read this way costs the same however deep it is.
     public func notes(matching text: String? = nil, limit: Int = 100, offset: Int = 0, after cursor: NoteCursor) async throws -> [Note] {
         let dialect = catalog.database.dialect
         return try await catalog.read { db in
-            try NoteRecord.page(matching: text, limit: limit, offset: offset, after: cursor, dialect: dialect, in: db).map(\.note)
+            try NoteRecord.page(matching: text, order: cursor.order, limit: limit, offset: offset, after: cursor, dialect: dialect, in: db)
+                .map(\.note)
         }
     }
 

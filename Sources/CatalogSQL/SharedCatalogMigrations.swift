@@ -15,12 +15,25 @@ public enum SharedCatalogMigrations {
         /// What rows already in the catalog the migration will not apply over, as the message of
         /// each (empty: none); the runner calls ``refuseDamage(in:_:)`` before the statements.
         let damage: @Sendable (any SQLTransaction, SQLDialect) throws -> [String]
+        /// What the migration writes into rows already there once its statements ran (values
+        /// computed in Swift, which no SQL both catalogs share could compute); the runner calls
+        /// ``fill(in:_:)`` after the statements, in their transaction.
+        let fillRows: @Sendable (any SQLTransaction, SQLDialect) throws -> Void
 
         init(id: String, damage: @escaping @Sendable (any SQLTransaction, SQLDialect) throws -> [String] = { _, _ in [] },
+             fill: @escaping @Sendable (any SQLTransaction, SQLDialect) throws -> Void = { _, _ in },
              statements: @escaping @Sendable (SQLDialect) -> [String]) {
             self.id = id
             self.damage = damage
+            self.fillRows = fill
             self.statements = statements
+        }
+
+        /// Writes what the migration derives into the rows already in the catalog; run after
+        /// ``statements``, in the same transaction.
+        /// - Throws: ``SQLDatabaseError``; the runner's transaction then rolls the migration back.
+        public func fill(in transaction: any SQLTransaction, _ dialect: SQLDialect) throws {
+            try fillRows(transaction, dialect)
         }
 
         /// Throws, changing nothing, when the catalog holds rows this migration must not apply
@@ -237,7 +250,42 @@ public enum SharedCatalogMigrations {
             // instead of waiting for the dead connection to time out.
             ["ALTER TABLE resumableUpload ADD COLUMN handoverRequestedAt TEXT"]
         },
+        Migration(id: "v18: notes listed by creation or by title without sorting", fill: fillNoteTitleKeys) { dialect in
+            // A note's title as it sorts (``NoteTitleSortKey``, computed when the row is written),
+            // compared byte by byte in both catalogs; an index for each order a list may take.
+            [
+                "ALTER TABLE note ADD COLUMN titleKey TEXT\(dialect == .postgres ? " COLLATE \"C\"" : "") NOT NULL DEFAULT '\(NoteTitleSortKey.untitled)'",
+                "CREATE INDEX note_on_createdAt_id ON note(createdAt DESC, id)",
+                "CREATE INDEX note_on_titleKey_id ON note(titleKey, id)",
+            ]
+        },
     ]
+
+    /// `v18`'s fill: the title key of every note already there. The change feed's trigger is set
+    /// aside meanwhile: a derived column is no change a peer must hear of (it would send every
+    /// note again).
+    private static func fillNoteTitleKeys(_ transaction: any SQLTransaction, _ dialect: SQLDialect) throws {
+        let titles = try transaction.query("SELECT id, title FROM note", []).map { (try $0.requiredString("id"), try $0.requiredString("title")) }
+        let keyed = titles.filter { NoteTitleSortKey.key(for: $0.1) != NoteTitleSortKey.untitled }
+        guard !keyed.isEmpty else { return }
+        let trigger = "note_update_feeds_change"
+        switch dialect {
+        case .sqlite:
+            guard let definition = try transaction.queryOne("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [.text(trigger)])?
+                .string("sql") else { throw SQLDatabaseError(.corrupt, "the catalog has no trigger \(trigger); migration v18 was not applied") }
+            try transaction.execute("DROP TRIGGER \(trigger)", [])
+            for (id, title) in keyed {
+                try transaction.execute("UPDATE note SET titleKey = ? WHERE id = ?", [.text(NoteTitleSortKey.key(for: title)), .text(id)])
+            }
+            try transaction.execute(definition, [])
+        case .postgres:
+            try transaction.execute("ALTER TABLE note DISABLE TRIGGER \(trigger)", [])
+            for (id, title) in keyed {
+                try transaction.execute("UPDATE note SET titleKey = ? WHERE id = ?", [.text(NoteTitleSortKey.key(for: title)), .text(id)])
+            }
+            try transaction.execute("ALTER TABLE note ENABLE TRIGGER \(trigger)", [])
+        }
+    }
 
     /// The key of the change feed's advisory lock in PostgreSQL, as SQL: one per catalog schema
     /// (the feed functions run with the catalog's `search_path`).

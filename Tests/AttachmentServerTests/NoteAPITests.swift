@@ -102,12 +102,61 @@ struct NoteAPITests {
     @Test("a malformed after cursor is a 400 bad_cursor", arguments: [
         "x", "123", "123_", "_3f2a0000-0000-0000-0000-000000000000", "1234567890123456_3f2a0000-0000-0000-0000-000000000000",
         "-5_3f2a0000-0000-0000-0000-000000000000", "5_3F2A0000-0000-0000-0000-000000000000", "5_3f2a0000000000000000000000000000000000",
+        "c_3f2a0000-0000-0000-0000-000000000000", "t_3f2a0000-0000-0000-0000-000000000000", "tMG%2BE_3f2a0000-0000-0000-0000-000000000000",
+        "t" + String(repeating: "A", count: 801) + "_3f2a0000-0000-0000-0000-000000000000",
     ])
     func badCursorIsRejected(cursor: String) async throws {
         try await ServerFixture().test { client in
             let response = try await client.execute(uri: "/api/notes?after=\(cursor)", method: .get)
             #expect(response.status == .badRequest, "\(cursor)")
             #expect(JSON.errorCode(response) == "bad_cursor")
+        }
+    }
+
+    @Test("sort=title and sort=created order the list, and their next links keep the order to the last page")
+    func listSortsAndPagesInOrder() async throws {
+        try await ServerFixture().test { client in
+            for title in ["Trip 10", "banana", "", "Éclair", "Trip 9", "apple"] {
+                _ = try await client.createNote(title: title)
+                try await Task.sleep(for: .milliseconds(3))  // distinct creation times
+            }
+            for (sort, expected) in [("title", ["apple", "banana", "Éclair", "Trip 9", "Trip 10", ""]),
+                                     ("created", ["apple", "Trip 9", "Éclair", "", "banana", "Trip 10"])] {
+                var titles: [String] = []
+                var uri: String? = "/api/notes?limit=4&sort=\(sort)"
+                while let page = uri {
+                    let body = try JSON.decode(NotePage.self, try await client.execute(uri: page, method: .get))
+                    titles += body.notes.map(\.title)
+                    uri = body.next
+                    if let next = body.next { #expect(next.contains("sort=\(sort)") && next.contains("after="), "\(next)") }
+                }
+                #expect(titles == expected, "sort=\(sort)")
+            }
+        }
+    }
+
+    @Test("a sort that is no order is a 400 bad_sort, and a cursor asked for with another order than its own is a 400 bad_cursor")
+    func badSortIsRejected() async throws {
+        try await ServerFixture().test { client in
+            for sort in ["name", "TITLE", "", "updated,title", "title%00"] {
+                let response = try await client.execute(uri: "/api/notes?sort=\(sort)", method: .get)
+                #expect(response.status == .badRequest, "\(sort)")
+                #expect(JSON.errorCode(response) == "bad_sort", "\(sort)")
+            }
+            _ = try await client.createNote(title: "a")
+            _ = try await client.createNote(title: "b")
+            let first = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes?limit=1&sort=title", method: .get))
+            let next = try #require(first.next)
+            let cursor = try #require(URLComponents(string: next)?.queryItems?.first { $0.name == "after" }?.value)
+            #expect(cursor.hasPrefix("t"))
+            for other in ["updated", "created"] {
+                let mixed = try await client.execute(uri: "/api/notes?limit=1&sort=\(other)&after=\(cursor)", method: .get)
+                #expect(mixed.status == .badRequest)
+                #expect(JSON.errorCode(mixed) == "bad_cursor")
+            }
+            // Left out, sort follows the cursor.
+            let second = try JSON.decode(NotePage.self, try await client.execute(uri: "/api/notes?limit=1&after=\(cursor)", method: .get))
+            #expect(second.notes.map(\.title) == ["b"])
         }
     }
 

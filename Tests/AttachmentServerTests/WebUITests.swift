@@ -20,6 +20,29 @@ struct WebUITests {
         }
     }
 
+    @Test("the home page and its fragment list notes in the order ?sort= names, the choice shown selected, and More notes keeps it")
+    func homeSortsNotes() async throws {
+        try await ServerFixture().test { client in
+            for index in 0..<52 { _ = try await client.createNote(title: "Trip \(51 - index)") }
+            let page = String(buffer: try await client.execute(uri: "/?sort=title", method: .get).body)
+            #expect(page.contains(#"<option value="title" selected>Title</option>"#))
+            #expect(!page.contains(#"<option value="updated" selected>"#))
+            let titles = page.matches(of: /<span class="note-title">([^<]*)<\/span>/).map { String($0.output.1) }
+            #expect(titles == (0..<50).map { "Trip \($0)" }, "numbers by value")
+            #expect(page.contains("?sort=title&amp;after=t"), "More notes keeps the order")
+            let more = try #require(page.firstMatch(of: /data-next="([^"]+)"/)).output.1
+            let fragment = String(buffer: try await client.execute(uri: "/notes-page?sort=title&after=\(more)", method: .get).body)
+            #expect(fragment.matches(of: /<span class="note-title">([^<]*)<\/span>/).map { String($0.output.1) } == ["Trip 50", "Trip 51"])
+            let created = String(buffer: try await client.execute(uri: "/notes-page?sort=created", method: .get).body)
+            #expect(created.contains(#"<span class="note-date-kind">Created </span><time"#), "a list by creation shows when each note was made")
+            let unsorted = String(buffer: try await client.execute(uri: "/", method: .get).body)
+            #expect(unsorted.contains(#"<option value="updated" selected>Last changed</option>"#))
+            for bad in ["/?sort=size", "/notes-page?sort=title&after=\(more.replacingOccurrences(of: "t", with: "c", options: .anchored))"] {
+                #expect(try await client.execute(uri: bad, method: .get).status == .badRequest, "\(bad)")
+            }
+        }
+    }
+
     @Test("a note page shows a lazy gallery with 1x and 2x thumbnails")
     func notePageHasGallery() async throws {
         try await ServerFixture().test { client in

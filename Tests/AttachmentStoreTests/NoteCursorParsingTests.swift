@@ -1,9 +1,11 @@
 @testable import AttachmentStore
+import CatalogSQL
 import Foundation
 import Testing
 
 /// ``NoteCursor``'s text form, which arrives in URLs: exactly what it accepts, what it
-/// refuses, how a note's date becomes whole milliseconds, and that what it writes reads back.
+/// refuses, how a note's date or title becomes its place, and that what it writes reads back,
+/// for each order.
 /// (That paging by cursor gives the offset listing is ``NoteLifecycleTests``' business.)
 @Suite("Note cursor parsing")
 struct NoteCursorParsingTests {
@@ -15,9 +17,11 @@ struct NoteCursorParsingTests {
     ] as [(String, Int64)])
     func accepted(text: String, milliseconds: Int64) throws {
         let cursor = try #require(NoteCursor(text))
-        #expect(cursor.updatedAtMilliseconds == milliseconds)
+        #expect(cursor.order == .updated)
+        #expect(cursor.place == .milliseconds(milliseconds))
         #expect(cursor.id == NoteID(rawValue: Self.id))
-        #expect(cursor.updatedAt == Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000))
+        let created = try #require(NoteCursor("c" + text))
+        #expect(created.order == .created && created.place == .milliseconds(milliseconds) && created.id == cursor.id)
     }
 
     @Test("anything else is no cursor", arguments: [
@@ -27,6 +31,10 @@ struct NoteCursorParsingTests {
         "1_" + id.uppercased(), "1_" + id.replacingOccurrences(of: "-", with: ""), "1_" + id + "0", "1_" + String(id.dropLast()),
         "1_" + id.replacingOccurrences(of: "-", with: "_"), "1_3f2a0c4e1-b2c-4d5e-8f90-a1b2c3d4e5f6", "1_" + String(id.dropLast()) + "g",
         "1_" + id + "_2", "1__" + id, "1_" + String(id.dropLast()) + "é",
+        // By creation and by title: a letter, then the place.
+        "c_" + id, "c-1_" + id, "cc1_" + id, "C1_" + id, "c1234567890123456_" + id, "t_" + id, "T" + "MGE_" + id,
+        "tMGE=_" + id, "tMG+E_" + id, "tMG/E_" + id, "tMG E_" + id, "tMGé_" + id, "t" + String(repeating: "A", count: 801) + "_" + id,
+        "x1_" + id, "u1_" + id,
     ])
     func refused(text: String) {
         #expect(NoteCursor(text) == nil, "\(text)")
@@ -39,7 +47,7 @@ struct NoteCursorParsingTests {
         let date = Date(timeIntervalSince1970: seconds)
         let note = Note(id: NoteID(rawValue: Self.id), title: "t", body: "", createdAt: date, updatedAt: date)
         let cursor = NoteCursor(after: note)
-        #expect(cursor.updatedAtMilliseconds == milliseconds)
+        #expect(cursor.place == .milliseconds(milliseconds))
         #expect(cursor.id.rawValue == Self.id)
         #expect(cursor.description == "\(milliseconds)_\(Self.id)")
     }
@@ -68,5 +76,43 @@ struct NoteCursorParsingTests {
         let cursor = try #require(NoteCursor("000123_" + Self.id))
         #expect(cursor.description == "123_" + Self.id)
         #expect(cursor == NoteCursor("123_" + Self.id))
+    }
+
+    @Test("a cursor by creation takes the note's creation date and writes c<milliseconds>")
+    func byCreation() throws {
+        let note = Note(id: NoteID(rawValue: Self.id), title: "t", body: "", createdAt: Date(timeIntervalSince1970: 12.345),
+                        updatedAt: Date(timeIntervalSince1970: 99))
+        let cursor = NoteCursor(after: note, order: .created)
+        #expect(cursor.place == .milliseconds(12_345))
+        #expect(cursor.description == "c12345_" + Self.id)
+        #expect(try #require(NoteCursor(cursor.description)) == cursor)
+    }
+
+    @Test("a cursor by title carries the title's sort key in base64url, reads back, and travels in a URL unescaped", arguments: [
+        "Garden", "Trip 10", "été à Lyon", "", "   ", "東京 2026", "a/b+c?d=e&f", String(repeating: "🌊", count: 300), "x\u{0}y",
+    ])
+    func byTitle(title: String) throws {
+        let note = Note(id: NoteID(rawValue: Self.id), title: title, body: "", createdAt: Date(), updatedAt: Date())
+        let cursor = NoteCursor(after: note, order: .title)
+        #expect(cursor.place == .titleKey(NoteTitleSortKey.key(for: title)))
+        #expect(cursor.description.hasPrefix("t"))
+        #expect(cursor.description.utf8.count <= 838, "the document's maxLength")
+        #expect(cursor.description.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_".unicodeScalars.contains($0)) },
+                "only base64url letters, the underscore and the id's characters: \(cursor.description)")
+        let read = try #require(NoteCursor(cursor.description))
+        #expect(read.order == .title)
+        if !title.contains("\u{0}") { #expect(read == cursor) }
+    }
+
+    @Test("any base64url a title cursor may carry is a place: bytes that are not UTF-8 read as U+FFFD, NUL is dropped", arguments: [
+        ("tAA_", ""),  // one NUL byte: an empty place, before every title
+        ("t_w_", "\u{FFFD}"),  // 0xFF: not UTF-8
+        ("tMA_", "0"), ("tMQ_", "1"), ("tMGFiYw_", "0abc"),
+        ("tMGFiY_", "0ab"),  // a lone last character holds no whole byte: ignored
+    ] as [(String, String)])
+    func titlePlaceFromAnyBase64(prefix: String, key: String) throws {
+        let cursor = try #require(NoteCursor(prefix + Self.id))
+        #expect(cursor.order == .title)
+        #expect(cursor.place == .titleKey(key))
     }
 }

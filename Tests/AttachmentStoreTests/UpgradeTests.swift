@@ -54,6 +54,24 @@ struct UpgradeTests {
         #expect(try await store.verify().isClean)
     }
 
+    @Test("an earlier store's notes are listed by title once it opens (v18 fills their sort keys), and its change feed is left as it was")
+    func earlierStoreSortsByTitle() async throws {
+        let fixture = try #require(try UpgradeFixture.all().last)
+        let directory = try TemporaryDirectory("upgrade-titles")
+        let copy = try fixture.copy(into: directory)
+        let feedBefore = try UpgradeFixture.changeFeed(copy)
+        let store = try await AttachmentStore.open(at: copy)
+        let byTitle = try await store.notes(order: .title, limit: 1000)
+        let expected = fixture.contents.notes.sorted { (NoteTitleSortKey.key(for: $0.title), $0.id) < (NoteTitleSortKey.key(for: $1.title), $1.id) }
+        #expect(byTitle.map(\.id.rawValue) == expected.map(\.id))
+        #expect(Set(fixture.contents.notes.map(\.title)).count > 1, "the fixture has titles to sort")
+        #expect(try UpgradeFixture.changeFeed(copy) == feedBefore, "a derived column is no change a peer must hear of")
+        // The feed's trigger, set aside while the keys were filled, is back.
+        let renamed = try await store.updateNote(byTitle[0].id, title: "zz renamed")
+        #expect(try UpgradeFixture.changeFeed(copy).last?.hasSuffix("note \(renamed.id.rawValue)") == true)
+        #expect(try await store.notes(order: .title, limit: 1000).last?.id == renamed.id)
+    }
+
     @Test("a catalog a later release migrated is refused with both releases named, and not a byte of it changes")
     func laterCatalogIsRefusedUntouched() async throws {
         let fixture = try #require(try UpgradeFixture.all().last)

@@ -71,6 +71,18 @@ public struct UpgradeFixture: Sendable {
         try queue.close()
     }
 
+    /// The change feed of the SQLite catalog of the store at `store`, read without migrating it:
+    /// each row's `seq`, entity and id, in order.
+    public static func changeFeed(_ store: URL) throws -> [String] {
+        let queue = try DatabaseQueue(path: store.appending(path: "catalog.sqlite").path(percentEncoded: false))
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, entity, id FROM change ORDER BY seq").map { row in
+                "\(row["seq"] as Int64) \(row["entity"] as String) \(row["id"] as String)"
+            }
+        }
+    }
+
     /// The release the SQLite catalog of the store at `store` says last migrated it.
     public static func recordedRelease(_ store: URL) throws -> String? {
         let queue = try DatabaseQueue(path: store.appending(path: "catalog.sqlite").path(percentEncoded: false))

@@ -340,7 +340,8 @@ def reorder_select_delete_move_and_download(test):
 
 def notes_list_previews_search_and_shortcuts(test):
     """The notes list shows a note's attachment count and the strip of its first thumbnails; a
-    search marks the words it found and pages on with "More notes" past 50; ? lists the
+    search marks the words it found and pages on with "More notes" past 50; Sort orders it by
+    title or creation, kept by "More notes" and the address; ? lists the
     shortcuts, j moves through the notes, / goes to the search box, n makes a note."""
     test.driver.get(test.server.url + "/")
     item = f"#notes .note-item[data-id='{test.note_id}']"
@@ -370,6 +371,24 @@ def notes_list_previews_search_and_shortcuts(test):
     assert sorted(shown) == sorted(made) and len(set(shown)) == 55, "each note once"
     assert not test.driver.find_elements(By.ID, "notes-more"), "More notes after the last page"
     test.shot("00b-search-marked")
+
+    # Sorted by title: the search's notes in name order, numbers by value, More notes keeps the order,
+    # the address keeps it for a reload.
+    Select(test.driver.find_element(By.ID, "sort")).select_by_value("title")
+    titles = "return [...document.querySelectorAll('#notes .note-title')].map(t => t.textContent)"
+    test.wait(lambda d: test.js(titles) == [f"Lantern {index:02}" for index in range(50)], "the list sorted by title")
+    assert "sort=title" in test.driver.current_url and "q=lant" in test.driver.current_url, test.driver.current_url
+    test.driver.find_element(By.ID, "notes-more").click()
+    test.wait(lambda d: test.js(titles) == [f"Lantern {index:02}" for index in range(55)], "More notes in title order")
+    test.driver.refresh()
+    test.wait(lambda d: d.find_element(By.ID, "sort").get_attribute("value") == "title"
+              and test.js(titles)[:3] == ["Lantern 00", "Lantern 01", "Lantern 02"], "the order kept by the address")
+    Select(test.driver.find_element(By.ID, "sort")).select_by_value("created")
+    _, by_creation = test.server.get_json("/api/notes?q=lant&sort=created&limit=50")
+    test.wait(lambda d: test.js(titles) == [note["title"] for note in by_creation["notes"]], "the list by creation, newest first")
+    Select(test.driver.find_element(By.ID, "sort")).select_by_value("updated")
+    test.wait(lambda d: "sort=" not in test.driver.current_url, "back to the default order")
+    search = test.driver.find_element(By.ID, "search")
 
     # The shortcuts.
     test.js("document.activeElement.blur()")

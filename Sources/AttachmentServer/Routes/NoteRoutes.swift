@@ -18,32 +18,22 @@ struct NoteRoutes {
         api.delete("notes/:id", use: delete)
     }
 
-    /// Notes, newest change first; `q` searches title and body, `limit` (1...200, default 50)
-    /// sizes the page, `after` (the cursor of the previous page's last note, as `next` gives it:
-    /// every page costs the same) says where it starts, and `offset` skips that many more.
+    /// Notes, newest change first unless `sort` says otherwise (`updated`, `created`, `title`);
+    /// `q` searches title and body, `limit` (1...200, default 50) sizes the page, `after` (the
+    /// cursor of the previous page's last note, as `next` gives it: every page costs the same)
+    /// says where it starts, and `offset` skips that many more (see ``NoteListQuery``).
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> NotePage {
-        let query = request.uri.queryParameters
-        let limit = try Self.integer(query.get("limit"), name: "limit", default: 50, range: 1...Self.maximumLimit)
-        let offset = try Self.integer(query.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
-        let text = query.get("q").flatMap { $0.isEmpty ? nil : $0 }
-        let cursor = try query.get("after").map { text in
-            guard let cursor = NoteCursor(text) else {
-                throw ServerError.badRequest("after must be a cursor from a page's `next` link (<milliseconds>_<note id>)", code: "bad_cursor")
-            }
-            return cursor
-        }
-        let notes = if let cursor {
-            try await store.notes(matching: text, limit: limit, offset: offset, after: cursor)
-        } else {
-            try await store.notes(matching: text, limit: limit, offset: offset)
-        }
-        var next: String?
-        if notes.count == limit, let last = notes.last {
+        let parameters = request.uri.queryParameters
+        let limit = try Self.integer(parameters.get("limit"), name: "limit", default: 50, range: 1...Self.maximumLimit)
+        let offset = try Self.integer(parameters.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
+        let query = try NoteListQuery(parameters)
+        let notes = try await query.notes(from: store, limit: limit, offset: offset)
+        let next = query.next(after: notes, limit: limit).map { cursor in
             var items = URLComponents()
-            items.queryItems = [URLQueryItem(name: "limit", value: String(limit)),
-                                URLQueryItem(name: "after", value: NoteCursor(after: last).description)]
-            if let text { items.queryItems?.append(URLQueryItem(name: "q", value: text)) }
-            next = "/api/notes?" + (items.percentEncodedQuery ?? "")
+            items.queryItems = [URLQueryItem(name: "limit", value: String(limit)), URLQueryItem(name: "after", value: cursor.description)]
+                + (query.order == .updated ? [] : [URLQueryItem(name: "sort", value: query.order.rawValue)])
+                + (query.text.map { [URLQueryItem(name: "q", value: $0)] } ?? [])
+            return "/api/notes?" + (items.percentEncodedQuery ?? "")
         }
         return NotePage(notes: notes.map(NoteResource.init), limit: limit, offset: offset, next: next)
     }

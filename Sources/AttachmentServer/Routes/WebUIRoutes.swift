@@ -26,21 +26,14 @@ struct WebUIRoutes {
         return Self.html(try await notesPage(request, feed: feed).html)
     }
 
-    /// The notes after `?after=` that `?q=` finds, as the items of the notes list (an HTML
+    /// The notes after `?after=` that `?q=` finds, in the order `?sort=` names, as the items of the notes list (an HTML
     /// fragment, ``NotesListPage/fragment``) for the page script's live search and "More notes".
     @Sendable func notesFragment(_ request: Request, context: AppRequestContext) async throws -> Response {
         Self.html(try await notesPage(request, feed: nil).fragment)
     }
 
     private func notesPage(_ request: Request, feed: Int64?) async throws -> NotesListPage {
-        let query = request.uri.queryParameters.get("q").map { String($0) } ?? ""
-        let cursor = try request.uri.queryParameters.get("after").map { text in
-            guard let cursor = NoteCursor(String(text)) else {
-                throw ServerError.badRequest("after must be a cursor from a page's “More notes” link", code: "bad_cursor")
-            }
-            return cursor
-        }
-        return try await NotesListPage.read(query: query, after: cursor, from: dependencies.store, assets: dependencies.assets, feed: feed)
+        try await NotesListPage.read(try NoteListQuery(request.uri.queryParameters), from: dependencies.store, assets: dependencies.assets, feed: feed)
     }
 
     @Sendable func note(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -1,7 +1,8 @@
 import AttachmentStore
 import Foundation
 
-/// The home page: the notes, newest change first, a search box and a button for a new note.
+/// The home page: the notes, newest change first (or newest created, or by title: the "Sort"
+/// choice, `?sort=`), a search box and a button for a new note.
 ///
 /// Each note shows its title, when it changed, a line of its text and, when it has any, how
 /// many attachments it holds and a strip of its first thumbnails (lazy, the gallery's own
@@ -9,9 +10,10 @@ import Foundation
 /// (``SearchHighlight``) and the text line starts near the first match in the body.
 ///
 /// Pages follow a cursor, so every page costs the same: the page's "More notes" link names the
-/// last note shown. The page script asks `GET /notes-page?q=…&after=…` for the same items as an
-/// HTML fragment (``fragment``, one place for their markup) as the search box changes and when
-/// "More notes" is pressed.
+/// last note shown (its cursor carries the order). The page script asks
+/// `GET /notes-page?q=…&sort=…&after=…` for the same items as an HTML fragment (``fragment``, one
+/// place for their markup) as the search box or the order changes and when "More notes" is
+/// pressed.
 struct NotesListPage {
     /// Notes in a page, in the list and in each fragment.
     static let pageSize = 50
@@ -21,6 +23,7 @@ struct NotesListPage {
     let notes: [Note]
     let previews: [NoteID: AttachmentPreview]
     let query: String
+    var order: NoteOrder = .updated
     /// Whether this page comes after others (it then links back to the first).
     let isLaterPage: Bool
     let assets: StaticAssets
@@ -29,24 +32,18 @@ struct NotesListPage {
     /// The page's size: a page of this many notes may have more after it.
     var limit: Int = NotesListPage.pageSize
 
-    /// The page of notes after `cursor` (from the first when `nil`) that `query` finds, with
-    /// their previews.
-    static func read(query: String, after cursor: NoteCursor?, from store: AttachmentStore, assets: StaticAssets,
-                     feed: Int64? = nil) async throws -> NotesListPage {
-        let text = query.isEmpty ? nil : query
-        let notes = if let cursor {
-            try await store.notes(matching: text, limit: pageSize, after: cursor)
-        } else {
-            try await store.notes(matching: text, limit: pageSize)
-        }
+    /// The page of notes `list` asks for, with their previews.
+    static func read(_ list: NoteListQuery, from store: AttachmentStore, assets: StaticAssets, feed: Int64? = nil) async throws -> NotesListPage {
+        let notes = try await list.notes(from: store, limit: pageSize)
         let previews = try await store.attachmentPreviews(of: notes.map(\.id), first: stripSize)
-        return NotesListPage(notes: notes, previews: previews, query: query, isLaterPage: cursor != nil, assets: assets, feed: feed)
+        return NotesListPage(notes: notes, previews: previews, query: list.text ?? "", order: list.order, isLaterPage: list.cursor != nil,
+                             assets: assets, feed: feed)
     }
 
     /// The cursor after this page's last note when the page is full (there may be more).
     var nextCursor: String? {
         guard notes.count == limit, let last = notes.last else { return nil }
-        return NoteCursor(after: last).description
+        return NoteCursor(after: last, order: order).description
     }
 
     var html: String {
@@ -64,6 +61,9 @@ struct NotesListPage {
               <form class="search" role="search" action="/" method="get">
                 <label for="search" class="visually-hidden">Search notes</label>
                 <input id="search" name="q" type="search" value="\(HTML.escape(query))" placeholder="Search titles and text" autocomplete="off">
+                <label for="sort" class="sort-label">Sort by</label>
+                <select id="sort" name="sort">\(sortOptions)</select>
+                <noscript><button type="submit">Show</button></noscript>
               </form>
               <p id="status" class="status" role="status" aria-live="polite"></p>
               <ul id="notes" class="notes" tabindex="-1" aria-label="Notes"\(nextAttribute)>\(items)</ul>
@@ -84,16 +84,26 @@ struct NotesListPage {
 
     private var items: String {
         let highlight = SearchHighlight(query: query)
-        return notes.map { Self.item(for: $0, preview: previews[$0.id], highlight: highlight) }.joined(separator: "\n")
+        return notes.map { Self.item(for: $0, preview: previews[$0.id], highlight: highlight, order: order) }.joined(separator: "\n")
     }
 
-    /// One note of the list.
-    static func item(for note: Note, preview: AttachmentPreview?, highlight: SearchHighlight) -> String {
+    /// The order's choices, the list's own selected.
+    private var sortOptions: String {
+        NoteOrder.allCases.map { choice in
+            "<option value=\"\(choice.rawValue)\"\(choice == order ? " selected" : "")>\(choice.label)</option>"
+        }.joined()
+    }
+
+    /// One note of the list, with when it was created in a list sorted by creation, when it last
+    /// changed otherwise.
+    static func item(for note: Note, preview: AttachmentPreview?, highlight: SearchHighlight, order: NoteOrder = .updated) -> String {
         let title = note.title.isEmpty ? "Untitled" : note.title
+        let date = order == .created ? note.createdAt : note.updatedAt
+        let dateLabel = order == .created ? "<span class=\"note-date-kind\">Created </span>" : ""
         return """
             <li class="note-item" data-id="\(HTML.escape(note.id.rawValue))"><a class="note-link" href="/notes/\(HTML.escape(note.id.rawValue))">\
             <span class="note-title">\(highlight.html(title))</span>\
-            <time datetime="\(note.updatedAt.formatted(.iso8601))">\(Self.display(note.updatedAt))</time>\
+            <span class="note-date">\(dateLabel)<time datetime="\(date.formatted(.iso8601))">\(Self.display(date))</time></span>\
             <span class="note-excerpt">\(highlight.html(excerpt(of: note.body, highlight: highlight)))</span>\
             \(preview.map(strip) ?? "")</a></li>
             """
@@ -128,6 +138,7 @@ struct NotesListPage {
         var components = URLComponents()
         components.path = "/"
         components.queryItems = (query.isEmpty ? [] : [URLQueryItem(name: "q", value: query)])
+            + (order == .updated ? [] : [URLQueryItem(name: "sort", value: order.rawValue)])
             + (cursor.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
         return HTML.escape(components.string ?? "/")
     }

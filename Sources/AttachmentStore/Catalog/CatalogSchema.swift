@@ -125,6 +125,7 @@ enum CatalogSchema {
             migrator.registerMigration(migration.id) { db in
                 try migration.refuseDamage(in: GRDBTransaction(db: db), .sqlite)
                 for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
+                try migration.fill(in: GRDBTransaction(db: db), .sqlite)
             }
         }
         return migrator

@@ -67,23 +67,27 @@ struct NoteRecord: Sendable, Equatable {
         Note(id: NoteID(rawValue: id), title: title, body: body, createdAt: createdAt, updatedAt: updatedAt)
     }
 
+    /// The row's values in ``columns``' order; `titleKey` is derived from the title here, the one
+    /// place a note's row is written.
     private var arguments: [SQLValue] {
-        [.text(id), .text(title), .text(body), .date(createdAt), .date(updatedAt), .text(clock), trashedAt.map(SQLValue.date) ?? .null, .text(versions.json)]
+        [.text(id), .text(title), .text(body), .date(createdAt), .date(updatedAt), .text(clock), trashedAt.map(SQLValue.date) ?? .null,
+         .text(versions.json), .text(NoteTitleSortKey.key(for: title))]
     }
+
+    /// The columns a row is written with.
+    private static let columns = ["id", "title", "body", "createdAt", "updatedAt", "clock", "trashedAt", "versions", "titleKey"]
+    private static let insertStatement =
+        "INSERT INTO note (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
 
     /// Inserts the row.
     func insert(_ db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO note (id, title, body, createdAt, updatedAt, clock, trashedAt, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+        try db.execute(Self.insertStatement, arguments)
     }
 
     /// Inserts the row, or replaces every field of the row with its id.
     func save(_ db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO note (id, title, body, createdAt, updatedAt, clock, trashedAt, versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body, createdAt = excluded.createdAt,
-                                           updatedAt = excluded.updatedAt, clock = excluded.clock, trashedAt = excluded.trashedAt,
-                                           versions = excluded.versions
-            """, arguments)
+        let updates = Self.columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        try db.execute(Self.insertStatement + " ON CONFLICT (id) DO UPDATE SET " + updates, arguments)
     }
 
     /// The note with `id`, if any.
@@ -112,11 +116,12 @@ struct NoteRecord: Sendable, Equatable {
         try db.execute("DELETE FROM note WHERE id = ?", [.text(id)])
     }
 
-    /// Notes not in the trash that `text` finds (``NoteSearch``: each word begins a word of the title or body),
-    /// or all of them; most recently updated first (then by id), after `cursor` when there is one
-    /// (read off the `note(updatedAt DESC, id)` index), skipping `offset`. A text with no word in
-    /// it finds nothing.
-    static func page(matching text: String?, limit: Int, offset: Int, after cursor: NoteCursor? = nil,
+    /// Notes not in the trash that `text` finds (``NoteSearch``: each word begins a word of the
+    /// title or body), or all of them, in `order`, after `cursor` when there is one, skipping
+    /// `offset`. A text with no word in it finds nothing. Every order is read off its index
+    /// (`note(updatedAt DESC, id)`, `note(createdAt DESC, id)`, `note(titleKey, id)`), from the
+    /// cursor's place on: ties are broken by id.
+    static func page(matching text: String?, order: NoteOrder, limit: Int, offset: Int, after cursor: NoteCursor? = nil,
                      dialect: SQLDialect, in db: any SQLTransaction) throws -> [NoteRecord] {
         var conditions = ["trashedAt IS NULL"]
         var arguments: [SQLValue] = []
@@ -126,16 +131,18 @@ struct NoteRecord: Sendable, Equatable {
             conditions.append(condition.sql)
             arguments.append(condition.argument)
         }
+        let sorting = NoteListing(order)
         if let cursor {
-            // `updatedAt <= ?` first, on its own: a range SQLite and PostgreSQL seek to in the
-            // index. Written only as `updatedAt < ? OR (updatedAt = ? AND id > ?)`, SQLite walks
-            // the index from the newest note instead (18 ms at 100,000 notes against 0.06 ms).
-            conditions.append("updatedAt <= ? AND (updatedAt < ? OR id > ?)")
-            let updatedAt = SQLValue.text(SQLDateFormat.string(milliseconds: cursor.updatedAtMilliseconds))
-            arguments += [updatedAt, updatedAt, .text(cursor.id.rawValue)]
+            precondition(cursor.order == order, "a cursor pages the order it was made in")
+            // The bound first, on its own (`updatedAt <= ?`): a range SQLite and PostgreSQL seek to
+            // in the index. Written only as `updatedAt < ? OR (updatedAt = ? AND id > ?)`, SQLite
+            // walks the index from the first note instead (18 ms at 100,000 notes against 0.06 ms).
+            let place = sorting.value(cursor.place)
+            conditions.append("\(sorting.column) \(sorting.from) ? AND (\(sorting.column) \(sorting.beyond) ? OR id > ?)")
+            arguments += [place, place, .text(cursor.id.rawValue)]
         }
         let condition = "WHERE " + conditions.joined(separator: " AND ")
-        return try db.query("SELECT * FROM note \(condition) ORDER BY updatedAt DESC, id LIMIT ? OFFSET ?",
+        return try db.query("SELECT * FROM note \(condition) ORDER BY \(sorting.column) \(sorting.direction), id LIMIT ? OFFSET ?",
                             arguments + [.integer(Int64(limit)), .integer(Int64(offset))]).map(NoteRecord.init(row:))
     }
 }

@@ -24,23 +24,26 @@ struct NoteCommand: AsyncParsableCommand {
         }
     }
 
-    /// `attach note list [--search TEXT]`.
+    /// `attach note list [--search TEXT] [--sort updated|created|title]`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List notes, most recently changed first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List notes, most recently changed first (or as --sort says).")
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Only notes in which each of these words begins a word of the title or body (any case).") var search: String?
+        @Option(help: "updated (most recently changed first), created (most recently created first) or title (A to Z, numbers by value, untitled last).")
+        var sort: NoteOrder = .updated
         @Option(help: "At most this many notes.") var limit = 100
         @Option(help: "Skip this many notes first.") var offset = 0
         @Flag(help: "Print JSON instead of a table.") var json = false
 
         func run() async throws {
             let store = try await storeOptions.open()
-            let notes = try await store.notes(matching: search, limit: limit, offset: offset)
+            let notes = try await store.notes(matching: search, order: sort, limit: limit, offset: offset)
             if json { return Console.json(notes) }
-            var rows = [["ID", "UPDATED", "ATTACHMENTS", "TITLE"]]
+            var rows = [["ID", sort == .created ? "CREATED" : "UPDATED", "ATTACHMENTS", "TITLE"]]
             for note in notes {
                 let count = try await store.attachmentCount(of: note.id)
-                rows.append([Formatting.short(note.id.rawValue), note.updatedAt.formatted(.iso8601), String(count), note.title])
+                let date = sort == .created ? note.createdAt : note.updatedAt
+                rows.append([Formatting.short(note.id.rawValue), date.formatted(.iso8601), String(count), note.title])
             }
             for line in Formatting.table(rows) { Console.out(line) }
         }
@@ -122,3 +125,6 @@ struct NoteCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `attach note list --sort updated|created|title`: its raw values, listed in `--help` and completions.
+extension NoteOrder: ExpressibleByArgument {}

@@ -78,6 +78,7 @@
     const list = document.getElementById('notes');
     const empty = document.getElementById('empty');
     const search = document.getElementById('search');
+    const sort = document.getElementById('sort');
     const status = document.getElementById('status');
     document.getElementById('new-note').addEventListener('click', async () => {
       try {
@@ -94,6 +95,7 @@
     const notesFragment = async (query, after) => {
       const params = new URLSearchParams();
       if (query) params.set('q', query);
+      if (sort.value !== 'updated') params.set('sort', sort.value);
       if (after) params.set('after', after);
       const page = await fragment(`/notes-page?${params}`);
       if (!page) throw new Error('the notes list is not there');
@@ -120,7 +122,7 @@
       }
     };
     if (list.dataset.next && !new URLSearchParams(window.location.search).get('after')) showMore(list.dataset.next);
-    // The first page as the server has it now for the search box's text.
+    // The first page as the server has it now for the search box's text and the chosen order.
     const refresh = async () => {
       const query = search.value.trim();
       const mine = ++generation;
@@ -131,7 +133,10 @@
         showMore(page.dataset.next);
         empty.hidden = list.children.length > 0;
         empty.textContent = query ? `No note matches “${query}”.` : 'No notes yet. Make one with “New note”.';
-        history.replaceState(null, '', query ? `/?q=${encodeURIComponent(query)}` : '/');
+        const address = new URLSearchParams();
+        if (query) address.set('q', query);
+        if (sort.value !== 'updated') address.set('sort', sort.value);
+        history.replaceState(null, '', address.size ? `/?${address}` : '/');
         localTimes();
       } catch (error) {
         status.textContent = `Search failed: ${error.message}`;
@@ -140,6 +145,10 @@
     search.addEventListener('input', () => {
       clearTimeout(timer);
       timer = setTimeout(refresh, 200);
+    });
+    sort.addEventListener('change', () => {
+      clearTimeout(timer);
+      refresh();
     });
     // A note made, changed or deleted anywhere shows here without a reload.
     liveChanges(async (changes) => {
