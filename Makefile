@@ -53,14 +53,18 @@ dist: deps
 deb: deps
 	SWIFT=$(SWIFT) scripts/deb.sh
 
-## deb-test: builds the package twice (VERSION and VERSION+test, one release build) and installs
-## it into a fresh debootstrap root: user, folders, token, attach serve from the unit's command
-## line, an admin command as root, an upgrade that keeps the store, systemd-analyze verify
-## (scripts/check-deb.sh; needs root and the Debian mirror)
+## deb-test: builds the package twice (VERSION and VERSION+test, one build, into .build/deb-test)
+## and installs it into a fresh debootstrap root: user, folders, token, attach serve from the unit's
+## command line, an admin command as root, an upgrade that keeps the store, systemd-analyze verify
+## (scripts/check-deb.sh; needs root and the Debian mirror). PACKAGE_CONFIGURATION=debug, as
+## `make test` runs it, packages the debug build linked the same way instead of the release one
+PACKAGE_CONFIGURATION ?= release
+DEB_TEST_DIR = .build/deb-test
 deb-test: deps corpus
-	SWIFT=$(SWIFT) scripts/deb.sh
-	SWIFT=$(SWIFT) VERSION_SUFFIX=+test scripts/deb.sh
-	scripts/check-deb.sh "$$(ls -t dist/attach_*_*.deb | grep -v '+test' | head -n1)" "$$(ls -t dist/attach_*+test_*.deb | head -n1)" $(CORPUS)
+	rm -rf $(DEB_TEST_DIR)
+	SWIFT=$(SWIFT) PACKAGE_CONFIGURATION=$(PACKAGE_CONFIGURATION) PACKAGE_DIR=$(DEB_TEST_DIR) scripts/deb.sh
+	SWIFT=$(SWIFT) PACKAGE_CONFIGURATION=$(PACKAGE_CONFIGURATION) PACKAGE_DIR=$(DEB_TEST_DIR) VERSION_SUFFIX=+test scripts/deb.sh
+	scripts/check-deb.sh "$$(ls $(DEB_TEST_DIR)/attach_*.deb | grep -v '+test')" "$$(ls $(DEB_TEST_DIR)/attach_*+test_*.deb)" $(CORPUS)
 
 ## test-deps: install the tools the tests use (strace) with apt-get when missing
 test-deps:
@@ -78,13 +82,14 @@ run: deps
 ## test: install what is missing, build the corpus, build the package and its tests, then the DocC
 ## archives with warnings as errors (docs), check the systemd unit, `make install` and
 ## contrib/nginx.conf in front of a real server, two servers on one PostgreSQL and one bucket behind
-## nginx round-robin (check-balancer.sh), prove the service scripts (services-selftest),
+## nginx round-robin (check-balancer.sh), the Debian package installed and upgraded in a fresh
+## debootstrap root (deb-test, packaging the debug build: a release build from nothing takes about
+## 25 minutes on two cores, this about 2), prove the service scripts (services-selftest),
 ## start a local S3 store and PostgreSQL, run every test (a failed first run of that pass is run once
 ## more, its failures printed at the end), then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
 ## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy and
-## the real-browser test. Not the Debian package (`make deb-test`): its release build from nothing
-## takes about 25 minutes on two cores (a clean clone's run with it: 76 minutes, without: 47)
+## the real-browser test
 test: deps test-deps browser-deps corpus
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory docs
@@ -92,6 +97,7 @@ test: deps test-deps browser-deps corpus
 	scripts/check-install.sh
 	scripts/check-proxy.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
 	scripts/check-balancer.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
+	$(MAKE) --no-print-directory deb-test PACKAGE_CONFIGURATION=debug
 	$(MAKE) --no-print-directory services-selftest
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh || { status=$$?; cat test-output/test-failures.txt 2>/dev/null; exit $$status; }
 	$(MAKE) --no-print-directory fuzz-short
