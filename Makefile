@@ -83,8 +83,8 @@ run: deps
 ## archives with warnings as errors (docs), check the systemd unit, `make install` and
 ## contrib/nginx.conf in front of a real server, two servers on one PostgreSQL and one bucket behind
 ## nginx round-robin (check-balancer.sh), the Debian package installed and upgraded in a fresh
-## debootstrap root (deb-test, packaging the debug build: a release build from nothing takes about
-## 25 minutes on two cores, this about 2), prove the service scripts (services-selftest),
+## debootstrap root (deb-test, packaging a debug build: a release build from nothing takes about
+## 25 minutes on two cores, this about 6), prove the service scripts (services-selftest),
 ## start a local S3 store and PostgreSQL, run every test (a failed first run of that pass is run once
 ## more, its failures printed at the end), then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 # A release binary links the Swift runtime and Foundation in (the Makefile's RELEASE_FLAGS,
 # --static-swift-stdlib unless told otherwise): it starts faster and needs no Swift toolchain
 # on the machine that runs it. A debug one takes DEBUG_FLAGS (none unless told otherwise;
-# `make test`'s package passes --static-swift-stdlib, which only relinks the debug build).
+# `make test`'s package passes --static-swift-stdlib and a scratch path of its own).
 flags=()
 if [ "$configuration" = release ]; then read -r -a flags <<< "${RELEASE_FLAGS---static-swift-stdlib}"; fi
 if [ "$configuration" = debug ] && [ -n "${DEBUG_FLAGS:-}" ]; then read -r -a flags <<< "$DEBUG_FLAGS"; fi
