@@ -90,7 +90,7 @@ struct PeerClient: Sendable {
 
     /// Sends `request` (its URL, `path` under the peer's) with the peer's token, and answers the
     /// response when its status is 200 or 204 (or 206 with `acceptPartial`).
-    /// - Throws: ``SyncError/peerUnreachable(peer:reason:)`` or ``SyncError/peerRefused(peer:status:message:)``.
+    /// - Throws: ``SyncError/peerUnreachable(peer:reason:)``, ``SyncError/peerCertificateUntrusted(peer:)`` or ``SyncError/peerRefused(peer:status:message:)``.
     func execute(path: String, method: HTTPMethod = .GET, headers: HTTPHeaders = [:], body: HTTPClientRequest.Body? = nil,
                  acceptPartial: Bool = false, timeout: TimeAmount? = nil) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: peer.url.absoluteString + path)
@@ -106,8 +106,7 @@ struct PeerClient: Sendable {
         } catch {
             let text = String(describing: error)
             if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                throw SyncError.peerUnreachable(peer: peer.description,
-                                                reason: "its TLS certificate is not trusted; give the CA that signed it with --peer-ca FILE")
+                throw SyncError.peerCertificateUntrusted(peer: peer.description)
             }
             throw SyncError.peerUnreachable(peer: peer.description, reason: text)
         }

@@ -4,6 +4,9 @@ import AttachmentStore
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The peer could not be reached (refused, timed out, cut).
     case peerUnreachable(peer: String, reason: String)
+    /// The peer's TLS certificate is signed by no authority this machine trusts (its CA must be
+    /// given to the client).
+    case peerCertificateUntrusted(peer: String)
     /// The peer answered with an HTTP error.
     case peerRefused(peer: String, status: Int, message: String)
     /// The peer answered something that is not what the protocol says.
@@ -20,9 +23,11 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .peerUnreachable(let peer, let reason):
             return "peer \(peer) cannot be reached: \(PeerText.escaped(reason, limit: 500, markup: false))"
+        case .peerCertificateUntrusted(let peer):
+            return "peer \(peer) cannot be reached: its TLS certificate is signed by no authority this machine trusts"
         case .peerRefused(let peer, let status, let message):
             return "peer \(peer) answered \(status)\(message.isEmpty ? "" : ": \(PeerText.escaped(message, limit: 500, markup: false))")"
-                + (status == 401 ? " (give its own token with --token, --peer-token-file URL=FILE or --peers-file)" : "")
+                + (status == 401 ? " (it does not accept the token this store gave it)" : "")
         case .badResponse(let peer, let reason):
             return "peer \(PeerText.escaped(peer, limit: 200, markup: false)) sent a response this version does not understand: \(PeerText.escaped(reason, limit: 500, markup: false))"
         case .wrongBytes(let peer, let hash):

@@ -63,6 +63,11 @@ struct TLSTests {
 
         let untrusting = try await Attach.run(["sync", "pull", url, "--token", "peer"], store: localStore)
         #expect(untrusting.exitCode != 0, "the system's roots do not trust a private CA")
+        #expect(untrusting.stderr.contains("its TLS certificate is signed by no authority this machine trusts; give the CA that signed its certificate with --peer-ca FILE"),
+                "the library says what is wrong, the command line what to pass: \(untrusting.stderr)")
+        let wrongToken = try await Attach.run(["sync", "pull", url, "--token", "not-the-token", "--peer-ca", tls.certificate], store: localStore)
+        #expect(wrongToken.exitCode != 0)
+        #expect(wrongToken.stderr.contains("answered 401") && wrongToken.stderr.contains("; give the peer its own token with --token"), "\(wrongToken.stderr)")
         #expect(try await Attach.run(["list", "--json"], store: localStore).stdout.contains("baseline") == false)
 
         let pulled = try await Attach.run(["sync", "pull", url, "--token", "peer", "--peer-ca", tls.certificate], store: localStore)

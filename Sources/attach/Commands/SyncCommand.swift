@@ -36,7 +36,7 @@ struct SyncCommand: AsyncParsableCommand {
                 do {
                     try await body(store, peer, http)
                 } catch let error as SyncError {
-                    Console.error("attach: \(error)")
+                    Console.error("attach: \(error)" + (ErrorHint.hint(for: error).map { "; \($0)" } ?? ""))
                     failed = true
                 }
             }

@@ -1,4 +1,5 @@
 import AttachmentStore
+import AttachmentSync
 
 /// What a user of `attach` can do about a store error: the command to run or the option to
 /// pass. The library's messages say what went wrong; this is the one place that adds the
@@ -17,6 +18,16 @@ enum ErrorHint {
         case .catalogUnavailable: "check that the PostgreSQL server --catalog names is running and reachable"
         case .writeFailed(let path, let cause): hint(for: cause, at: path, access: "write")
         case .sourceUnreadable(let path, let cause): hint(for: cause, at: path, access: "read")
+        default: nil
+        }
+    }
+
+    /// The advice for a failure of a peer, if the command line has any: the options that give a
+    /// peer its token or the authority that signed its certificate.
+    static func hint(for error: SyncError) -> String? {
+        switch error {
+        case .peerRefused(_, 401, _): "give the peer its own token with --token, --peer-token-file URL=FILE or --peers-file FILE"
+        case .peerCertificateUntrusted: "give the CA that signed its certificate with --peer-ca FILE"
         default: nil
         }
     }
