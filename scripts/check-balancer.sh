@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-balancer.sh ATTACH_BINARY [CORPUS]: two `attach serve` processes with folders of their
 # own, on one PostgreSQL catalog and one S3 bucket (both started here, in a temporary folder),
-# behind nginx round-robin — the README's "Several servers behind a load balancer" — and proves:
+# behind nginx round-robin — "Several servers behind a load balancer" in docs/scaling-out.md —
+# and proves:
 #   - a login through the balancer is accepted by both servers while browsing;
 #   - a tus upload whose requests alternate between the servers completes, and the original
 #     read back through the balancer is byte-identical;
@@ -70,7 +71,7 @@ pids+=($!)
   >"$work/b.out" 2>"$work/b.log" &
 pids+=($!)
 
-# The README's upstream, on this machine's ports.
+# The upstream of docs/scaling-out.md, on this machine's ports.
 nginx_start "$work" "$(cat <<NGINX
   upstream attach {
     server 127.0.0.1:$port_a max_fails=2 fail_timeout=5s;

@@ -4,7 +4,9 @@
 #
 #   /usr/bin/attach                         the binary (Swift runtime linked in)
 #   /usr/share/{bash-completion,zsh,fish}   completions; /usr/share/man/man1/attach.1.gz
-#   /usr/share/doc/attach/                  copyright (LICENSE), changelog.gz, README, SECURITY
+#   /usr/share/doc/attach/                  copyright (LICENSE), changelog.gz, README, SECURITY and
+#                                           the manual (docs/: user-guide, operations, scaling-out,
+#                                           api, development)
 #   /usr/share/attach/nginx.conf            the reverse-proxy site, to copy and edit
 #   /lib/systemd/system/attach.service      contrib/attach.service, run as the system user
 #                                           `attach` (not a dynamic one) from /usr/bin
@@ -56,10 +58,11 @@ install -d -m 0755 "$root/usr/share/doc/attach" "$root/usr/share/attach" "$root/
 install -m 0644 LICENSE "$root/usr/share/doc/attach/copyright"
 gzip -9n <CHANGELOG.md >"$root/usr/share/doc/attach/changelog.gz"
 install -m 0644 README.md SECURITY.md "$root/usr/share/doc/attach/"
+install -m 0644 docs/user-guide.md docs/operations.md docs/scaling-out.md docs/api.md docs/development.md "$root/usr/share/doc/attach/"
 install -m 0644 contrib/nginx.conf "$root/usr/share/attach/nginx.conf"
 install -m 0600 contrib/attach.conf "$root/etc/attach/attach.conf"
 # The unit as the package runs it: the binary in /usr/bin, the package's system user (which
-# owns /var/lib/attach, so root's admin commands become it: README "As a service").
+# owns /var/lib/attach, so root's admin commands become it: docs/operations.md "As a service").
 sed -e 's|/usr/local/bin/attach|/usr/bin/attach|' \
   -e 's|^DynamicUser=yes$|User=attach\nGroup=attach|' \
   -e 's|^# Hardening: its own throwaway user, nothing writable but the store.$|# Hardening: the package'"'"'s system user, nothing writable but the store.|' \

@@ -4,7 +4,8 @@
 # licence, the docs and the service files, and packs dist/attach-VERSION-linux-ARCH.tar.gz with
 # its SHA-256 beside it. The archive unpacks into a prefix (bin/, share/): `tar -C /usr/local
 # --strip-components=1 -xzf …` installs it. It needs, on the machine that runs it, what
-# README "Installing" lists (glibc 2.36+, libsqlite3, libwebpmux3; libvips for thumbnails).
+# docs/operations.md "Installing" lists (glibc 2.36+, libsqlite3, libwebpmux3; libvips for
+# thumbnails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-swift}
@@ -24,6 +25,7 @@ after=$(stat -c %s "$tree/bin/attach")
 
 install -d "$tree/share/doc/attach" "$tree/share/attach"
 install -m 0644 LICENSE README.md CHANGELOG.md SECURITY.md "$tree/share/doc/attach/"
+install -m 0644 docs/user-guide.md docs/operations.md docs/scaling-out.md docs/api.md docs/development.md "$tree/share/doc/attach/"
 install -m 0644 contrib/attach.service contrib/nginx.conf contrib/attach.conf "$tree/share/attach/"
 mv "$tree" "$stage/$name"
 
