@@ -254,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "AttachCLITests",
             dependencies: [
-                "attach", "peak-rss", "TestSupport", "AttachmentStore", "AttachmentS3", "S3Client", "Imaging", "CatalogSQL",
+                "attach", "peak-rss", "TestSupport", "AttachmentStore", "AttachmentSync", "AttachmentS3", "S3Client", "Imaging", "CatalogSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -62,8 +62,11 @@ public final class BlobFetcher: RemoteBlobSource {
                     continuation.yield(.completed)
                 } catch let error as SyncError {
                     continuation.yield(.failed(error))
+                } catch let error as AttachmentStore.Error {
+                    continuation.yield(.failed(.storeFailed(peer: nil, cause: error)))
                 } catch {
-                    continuation.yield(.failed(.blobUnavailable(hash: hash, reasons: [String(describing: error)])))
+                    // Cancelled before any peer answered: no peer's failure to name.
+                    continuation.yield(.failed(.blobUnavailable(hash: hash, failures: [.peerUnreachable(peer: "(none asked)", reason: String(describing: error))])))
                 }
                 continuation.finish()
             }
@@ -105,7 +108,7 @@ public final class BlobFetcher: RemoteBlobSource {
     /// Tries each peer in order until one delivers verified bytes.
     private func transfer(_ hash: BlobHash, byteCount: Int64, into store: AttachmentStore) async throws {
         if try await store.hasBlob(hash) { return }
-        var reasons: [String] = []
+        var failures: [SyncError] = []
         for peer in peers.withLock({ $0 }) {
             try Task.checkCancellation()
             do {
@@ -115,11 +118,20 @@ public final class BlobFetcher: RemoteBlobSource {
                 throw error
             } catch {
                 logger.warning("blob fetch failed", metadata: ["peer": "\(peer)", "blob": "\(hash)", "error": "\(error)"])
-                reasons.append(String(describing: error))
+                failures.append(Self.failure(error, from: peer))
                 if case SyncError.wrongBytes = error, peers.withLock({ $0.count }) == 1 { throw error }
             }
         }
-        throw SyncError.blobUnavailable(hash: hash, reasons: reasons)
+        throw SyncError.blobUnavailable(hash: hash, failures: failures)
+    }
+
+    /// `error`, thrown while fetching from `peer`, as the typed failure the result keeps.
+    private static func failure(_ error: any Error, from peer: Peer) -> SyncError {
+        switch error {
+        case let error as SyncError: error
+        case let error as AttachmentStore.Error: .storeFailed(peer: peer.description, cause: error)
+        default: .peerUnreachable(peer: peer.description, reason: String(describing: error))
+        }
     }
 
     private func transfer(_ hash: BlobHash, byteCount: Int64, from peer: Peer, into store: AttachmentStore) async throws {

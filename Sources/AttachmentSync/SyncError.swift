@@ -13,8 +13,18 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case badResponse(peer: String, reason: String)
     /// The peer served bytes that do not hash to the blob's name; nothing was stored.
     case wrongBytes(peer: String, hash: BlobHash)
-    /// No configured peer could provide the blob.
-    case blobUnavailable(hash: BlobHash, reasons: [String])
+    /// This side's store failed (the disk, the catalog) while storing what `peer` sent, or before
+    /// any peer was asked (`peer` is then `nil`); the store's error is kept as it was thrown.
+    case storeFailed(peer: String?, cause: AttachmentStore.Error)
+    /// No configured peer could provide the blob: why each peer tried failed, in order (empty
+    /// when no peer is configured).
+    case blobUnavailable(hash: BlobHash, failures: [SyncError])
+
+    /// The failures this error stands for: itself, or each peer's for ``blobUnavailable(hash:failures:)``.
+    public var peerFailures: [SyncError] {
+        if case .blobUnavailable(_, let failures) = self { return failures.flatMap(\.peerFailures) }
+        return [self]
+    }
 
     /// One line, safe for a log or a terminal: whatever text came from a peer (its error body,
     /// a decoding detail) is escaped by `PeerText` (no line breaks, no escape sequences, no
@@ -32,9 +42,13 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "peer \(PeerText.escaped(peer, limit: 200, markup: false)) sent a response this version does not understand: \(PeerText.escaped(reason, limit: 500, markup: false))"
         case .wrongBytes(let peer, let hash):
             return "peer \(peer) served wrong bytes for blob \(hash); they were rejected and nothing was stored"
-        case .blobUnavailable(let hash, let reasons):
+        case .storeFailed(let peer?, let cause):
+            return "what peer \(peer) sent could not be stored: \(cause)"
+        case .storeFailed(nil, let cause):
+            return "the store failed: \(cause)"
+        case .blobUnavailable(let hash, let failures):
             return "blob \(hash) could not be fetched: "
-                + (reasons.isEmpty ? "no peer is configured" : reasons.map { PeerText.escaped($0, limit: 600, markup: false) }.joined(separator: "; "))
+                + (failures.isEmpty ? "no peer is configured" : failures.map(\.description).joined(separator: "; "))
         }
     }
 }

@@ -194,7 +194,7 @@ struct ServerErrorMappingTests {
     func middlewareMapsTheRest() {
         let context = Self.context()
         let peers = ErrorMiddleware.serverError(
-            for: SyncError.blobUnavailable(hash: Self.hash, reasons: ["peer down"]), request: Self.request(), context: context)
+            for: SyncError.blobUnavailable(hash: Self.hash, failures: [.peerUnreachable(peer: "http://a:1", reason: "peer down")]), request: Self.request(), context: context)
         #expect(peers.status == .badGateway && peers.code == "peers_failed")
         let cancelled = ErrorMiddleware.serverError(for: CancellationError(), request: Self.request(), context: context)
         #expect(cancelled.status == .serviceUnavailable && cancelled.code == "cancelled")

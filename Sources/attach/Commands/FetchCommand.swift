@@ -66,7 +66,7 @@ struct FetchCommand: AsyncParsableCommand {
             done += byteCount
             bar.update(done: done, itemsDone: index + 1, label: hash.short)
             if case .failed(let error)? = outcome {
-                failures.append("\(hash.short): \(error)")
+                failures.append("\(hash.short): \(error)" + (ErrorHint.hint(for: error).map { "; \($0)" } ?? ""))
             } else {
                 try await budget.added(byteCount)
             }

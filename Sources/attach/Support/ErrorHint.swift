@@ -28,6 +28,8 @@ enum ErrorHint {
         switch error {
         case .peerRefused(_, 401, _): "give the peer its own token with --token, --peer-token-file URL=FILE or --peers-file FILE"
         case .peerCertificateUntrusted: "give the CA that signed its certificate with --peer-ca FILE"
+        case .storeFailed(_, let cause): hint(for: cause)
+        case .blobUnavailable: error.peerFailures.lazy.compactMap { hint(for: $0) }.first
         default: nil
         }
     }
