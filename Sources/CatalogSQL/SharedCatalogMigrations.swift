@@ -265,24 +265,26 @@ public enum SharedCatalogMigrations {
     /// aside meanwhile: a derived column is no change a peer must hear of (it would send every
     /// note again).
     private static func fillNoteTitleKeys(_ transaction: any SQLTransaction, _ dialect: SQLDialect) throws {
-        let titles = try transaction.query("SELECT id, title FROM note", []).map { (try $0.requiredString("id"), try $0.requiredString("title")) }
-        let keyed = titles.filter { NoteTitleSortKey.key(for: $0.1) != NoteTitleSortKey.untitled }
+        let keyed = try transaction.query("SELECT id, title FROM note", [])
+            .map { (id: try $0.requiredString("id"), key: NoteTitleSortKey.key(for: try $0.requiredString("title"))) }
+            .filter { $0.key != NoteTitleSortKey.untitled }  // the column's default already
         guard !keyed.isEmpty else { return }
         let trigger = "note_update_feeds_change"
+        let fillKeys = {
+            for (id, key) in keyed {
+                try transaction.execute("UPDATE note SET titleKey = ? WHERE id = ?", [.text(key), .text(id)])
+            }
+        }
         switch dialect {
         case .sqlite:
             guard let definition = try transaction.queryOne("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [.text(trigger)])?
                 .string("sql") else { throw SQLDatabaseError(.corrupt, "the catalog has no trigger \(trigger); migration v18 was not applied") }
             try transaction.execute("DROP TRIGGER \(trigger)", [])
-            for (id, title) in keyed {
-                try transaction.execute("UPDATE note SET titleKey = ? WHERE id = ?", [.text(NoteTitleSortKey.key(for: title)), .text(id)])
-            }
+            try fillKeys()
             try transaction.execute(definition, [])
         case .postgres:
             try transaction.execute("ALTER TABLE note DISABLE TRIGGER \(trigger)", [])
-            for (id, title) in keyed {
-                try transaction.execute("UPDATE note SET titleKey = ? WHERE id = ?", [.text(NoteTitleSortKey.key(for: title)), .text(id)])
-            }
+            try fillKeys()
             try transaction.execute("ALTER TABLE note ENABLE TRIGGER \(trigger)", [])
         }
     }

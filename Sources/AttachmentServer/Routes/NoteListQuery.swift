@@ -48,7 +48,6 @@ struct NoteListQuery {
 
     /// The cursor after `notes` when they fill a page of `limit` (there may be more).
     func next(after notes: [Note], limit: Int) -> NoteCursor? {
-        guard notes.count == limit, let last = notes.last else { return nil }
-        return NoteCursor(after: last, order: order)
+        NoteCursor.next(after: notes, limit: limit, order: order)
     }
 }

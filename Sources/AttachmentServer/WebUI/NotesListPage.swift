@@ -42,8 +42,7 @@ struct NotesListPage {
 
     /// The cursor after this page's last note when the page is full (there may be more).
     var nextCursor: String? {
-        guard notes.count == limit, let last = notes.last else { return nil }
-        return NoteCursor(after: last, order: order).description
+        NoteCursor.next(after: notes, limit: limit, order: order)?.description
     }
 
     var html: String {

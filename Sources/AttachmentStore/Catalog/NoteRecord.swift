@@ -84,10 +84,12 @@ struct NoteRecord: Sendable, Equatable {
         try db.execute(Self.insertStatement, arguments)
     }
 
+    private static let saveStatement =
+        insertStatement + " ON CONFLICT (id) DO UPDATE SET " + columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+
     /// Inserts the row, or replaces every field of the row with its id.
     func save(_ db: any SQLTransaction) throws {
-        let updates = Self.columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try db.execute(Self.insertStatement + " ON CONFLICT (id) DO UPDATE SET " + updates, arguments)
+        try db.execute(Self.saveStatement, arguments)
     }
 
     /// The note with `id`, if any.

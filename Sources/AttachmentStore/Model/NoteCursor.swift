@@ -40,6 +40,13 @@ public struct NoteCursor: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The cursor after `page`, a page of at most `limit` notes listed in `order`, when the page is
+    /// full (there may be more); `nil` when it is not.
+    public static func next(after page: [Note], limit: Int, order: NoteOrder) -> NoteCursor? {
+        guard page.count == limit, let last = page.last else { return nil }
+        return NoteCursor(after: last, order: order)
+    }
+
     /// Reads a cursor written by ``description``; `nil` for anything else.
     public init?(_ text: String) {
         let utf8 = Array(text.utf8)
