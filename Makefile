@@ -79,7 +79,8 @@ run: deps
 	$(SWIFT) build --product attach
 	exec "$$($(SWIFT) build --show-bin-path)/attach" serve --store $(STORE) --host $(HOST) --port $(PORT)
 
-## test: install what is missing, build the corpus, build the package and its tests, then the DocC
+## test: install what is missing, build the corpus, check the house rules (scripts/check-house.sh:
+## facade files without SQL or POSIX, no CLI flags in library messages), build the package and its tests, then the DocC
 ## archives with warnings as errors (docs), check the systemd unit, `make install` and
 ## contrib/nginx.conf in front of a real server, two servers on one PostgreSQL and one bucket behind
 ## nginx round-robin (check-balancer.sh), the Debian package installed and upgraded in a fresh
@@ -91,6 +92,7 @@ run: deps
 ## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy and
 ## the real-browser test
 test: deps test-deps browser-deps corpus
+	scripts/check-house.sh
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory docs
 	scripts/check-unit.sh "$$($(SWIFT) build --show-bin-path)/attach"

@@ -246,6 +246,29 @@ let package = Package(
             dependencies: ["Imaging", "TestSupport"]
         ),
         .testTarget(
+            name: "AsyncCoordinationTests",
+            dependencies: ["AsyncCoordination"]
+        ),
+        .testTarget(
+            name: "CatalogSQLTests",
+            dependencies: ["CatalogSQL"]
+        ),
+        .testTarget(
+            name: "AttachmentSyncTests",
+            dependencies: ["AttachmentSync", "AttachmentStore", "TestSupport"]
+        ),
+        .testTarget(
+            name: "AttachmentClientTests",
+            dependencies: [
+                "AttachmentClient", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
+        ),
+        .testTarget(
             name: "AttachmentStoreTests",
             dependencies: [
                 "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client", "CatalogSQL", "AsyncCoordination",

@@ -42,7 +42,7 @@ public struct S3BlobObjectStore: BlobObjectStore {
             do {
                 try await client.deleteObject(key: upload.key)
             } catch {
-                reason += "; deleting that object failed too (\(error)), `attach gc` removes it once S3 answers"
+                reason += "; deleting that object failed too (\(error)); garbage collection removes it once S3 answers"
             }
             throw BlobObjectStoreError.corrupt(hash, reason: reason)
         }

@@ -80,36 +80,42 @@ struct AttachmentRecord: Sendable {
         return metadata
     }
 
-    private var arguments: [SQLValue] {
-        let json = metadata.isEmpty ? "{}" : Self.json(metadata)
-        return [.text(id), .text(noteId), .integer(Int64(position)), .text(blobHash), .text(mediaType), .text(filename),
-                .integer(width), .integer(height), .integer(orientation), .text(json), .date(createdAt), .date(updatedAt), .text(clock),
-                trashedAt.map(SQLValue.date) ?? .null]
-    }
-
-    /// The metadata as a JSON object with sorted keys (so equal metadata is equal text).
+    /// The metadata as a JSON object with sorted keys (so equal metadata is equal text); `{}`
+    /// for none, written without an encoder.
     private static func json(_ metadata: [String: String]) -> String {
+        guard !metadata.isEmpty else { return "{}" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(metadata)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    private static let columns = "id, noteId, position, blobHash, mediaType, filename, width, height, orientation, metadata, createdAt, updatedAt, clock, trashedAt"
+    /// The columns a row is written with, and each one's value: the one list inserts and
+    /// upserts are built from.
+    static let columns = SQLColumns<AttachmentRecord>(table: "attachment", key: ["id"], [
+        .init("id") { .text($0.id) },
+        .init("noteId") { .text($0.noteId) },
+        .init("position") { .integer(Int64($0.position)) },
+        .init("blobHash") { .text($0.blobHash) },
+        .init("mediaType") { .text($0.mediaType) },
+        .init("filename") { .text($0.filename) },
+        .init("width") { .integer($0.width) },
+        .init("height") { .integer($0.height) },
+        .init("orientation") { .integer($0.orientation) },
+        .init("metadata") { .text(json($0.metadata)) },
+        .init("createdAt") { .date($0.createdAt) },
+        .init("updatedAt") { .date($0.updatedAt) },
+        .init("clock") { .text($0.clock) },
+        .init("trashedAt") { $0.trashedAt.map(SQLValue.date) ?? .null },
+    ])
 
     /// Inserts the row.
     func insert(_ db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments)
+        try db.execute(Self.columns.insert, Self.columns.arguments(of: self))
     }
 
     /// Inserts the row, or replaces every field of the row with its id.
     func save(_ db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO attachment (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET noteId = excluded.noteId, position = excluded.position, blobHash = excluded.blobHash,
-                mediaType = excluded.mediaType, filename = excluded.filename, width = excluded.width, height = excluded.height,
-                orientation = excluded.orientation, metadata = excluded.metadata, createdAt = excluded.createdAt,
-                updatedAt = excluded.updatedAt, clock = excluded.clock, trashedAt = excluded.trashedAt
-            """, arguments)
+        try db.execute(Self.columns.upsert, Self.columns.arguments(of: self))
     }
 
     /// Writes every field of the existing row with this id.

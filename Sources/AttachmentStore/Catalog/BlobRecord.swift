@@ -44,10 +44,18 @@ struct BlobRecord: Sendable {
         checkedAt = try row.date("checkedAt")
     }
 
+    /// The columns a row is written with, and each one's value.
+    static let columns = SQLColumns<BlobRecord>(table: "blob", key: ["hash"], [
+        .init("hash") { .text($0.hash) },
+        .init("byteCount") { .integer($0.byteCount) },
+        .init("state") { .text($0.state.rawValue) },
+        .init("createdAt") { .date($0.createdAt) },
+        .init("checkedAt") { $0.checkedAt.map(SQLValue.date) ?? .null },
+    ])
+
     /// Inserts the row.
     func insert(_ db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO blob (hash, byteCount, state, createdAt) VALUES (?, ?, ?, ?)",
-                       [.text(hash), .integer(byteCount), .text(state.rawValue), .date(createdAt)])
+        try db.execute(Self.columns.insert, Self.columns.arguments(of: self))
     }
 
     /// The row of `hash`, if any.
@@ -72,10 +80,8 @@ struct BlobRecord: Sendable {
 
     /// Records that the bytes of `hash` are present, creating the row or upgrading a remote one.
     static func markPresent(_ hash: BlobHash, byteCount: Int64, in db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO blob (hash, byteCount, state, createdAt) VALUES (?, ?, 'present', ?)
-            ON CONFLICT (hash) DO UPDATE SET state = 'present'
-            """, [.text(hash.rawValue), .integer(byteCount), .date(Date())])
+        let row = BlobRecord(hash: hash.rawValue, byteCount: byteCount, state: .present, createdAt: Date())
+        try db.execute(columns.insert + " ON CONFLICT (hash) DO UPDATE SET state = excluded.state", columns.arguments(of: row))
     }
 
     /// Blob rows that no attachment and no image entry references.

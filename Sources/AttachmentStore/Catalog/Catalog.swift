@@ -27,6 +27,11 @@ final class Catalog: Sendable {
         changeFeed = ChangeFeedWatcher { try await Self.feedPosition(in: database) }
     }
 
+    /// Asks the catalog the smallest question there is: whether it answers at all.
+    static func answer(in db: any SQLTransaction) throws {
+        _ = try db.queryOne("SELECT 1 AS n")
+    }
+
     /// The change feed's newest position (0 while it is empty).
     static func feedPosition(in db: any SQLTransaction) throws -> Int64 {
         try db.queryOne("SELECT MAX(seq) AS latest FROM change")?.int64("latest") ?? 0

@@ -28,12 +28,17 @@ struct ImageEntryRecord: Sendable {
         updatedAt = try row.requiredDate("updatedAt")
     }
 
+    /// The columns a row is written with, and each one's value.
+    static let columns = SQLColumns<ImageEntryRecord>(table: "imageEntry", key: ["key"], [
+        .init("key") { .text($0.key) },
+        .init("blobHash") { .text($0.blobHash) },
+        .init("mediaType") { .text($0.mediaType) },
+        .init("updatedAt") { .date($0.updatedAt) },
+    ])
+
     /// Inserts the entry, or points an existing key at new bytes.
     func save(_ db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO imageEntry (key, blobHash, mediaType, updatedAt) VALUES (?, ?, ?, ?)
-            ON CONFLICT (key) DO UPDATE SET blobHash = excluded.blobHash, mediaType = excluded.mediaType, updatedAt = excluded.updatedAt
-            """, [.text(key), .text(blobHash), .text(mediaType), .date(updatedAt)])
+        try db.execute(Self.columns.upsert, Self.columns.arguments(of: self))
     }
 
     /// The entry of `key`, if any.

@@ -67,29 +67,29 @@ struct NoteRecord: Sendable, Equatable {
         Note(id: NoteID(rawValue: id), title: title, body: body, createdAt: createdAt, updatedAt: updatedAt)
     }
 
-    /// The row's values in ``columns``' order; `titleKey` is derived from the title here, the one
-    /// place a note's row is written.
-    private var arguments: [SQLValue] {
-        [.text(id), .text(title), .text(body), .date(createdAt), .date(updatedAt), .text(clock), trashedAt.map(SQLValue.date) ?? .null,
-         .text(versions.json), .text(NoteTitleSortKey.key(for: title))]
-    }
-
-    /// The columns a row is written with.
-    private static let columns = ["id", "title", "body", "createdAt", "updatedAt", "clock", "trashedAt", "versions", "titleKey"]
-    private static let insertStatement =
-        "INSERT INTO note (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    /// The columns a row is written with, and each one's value: the one list inserts and
+    /// upserts are built from. `titleKey` is derived from the title here, the one place a
+    /// note's row is written.
+    static let columns = SQLColumns<NoteRecord>(table: "note", key: ["id"], [
+        .init("id") { .text($0.id) },
+        .init("title") { .text($0.title) },
+        .init("body") { .text($0.body) },
+        .init("createdAt") { .date($0.createdAt) },
+        .init("updatedAt") { .date($0.updatedAt) },
+        .init("clock") { .text($0.clock) },
+        .init("trashedAt") { $0.trashedAt.map(SQLValue.date) ?? .null },
+        .init("versions") { .text($0.versions.json) },
+        .init("titleKey") { .text(NoteTitleSortKey.key(for: $0.title)) },
+    ])
 
     /// Inserts the row.
     func insert(_ db: any SQLTransaction) throws {
-        try db.execute(Self.insertStatement, arguments)
+        try db.execute(Self.columns.insert, Self.columns.arguments(of: self))
     }
-
-    private static let saveStatement =
-        insertStatement + " ON CONFLICT (id) DO UPDATE SET " + columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Inserts the row, or replaces every field of the row with its id.
     func save(_ db: any SQLTransaction) throws {
-        try db.execute(Self.saveStatement, arguments)
+        try db.execute(Self.columns.upsert, Self.columns.arguments(of: self))
     }
 
     /// The note with `id`, if any.

@@ -7,15 +7,22 @@ enum NoteVersionRecord {
     /// The most earlier versions a note keeps; the oldest go first.
     static let maxVersionsPerNote = 20
 
+    /// The columns a kept version is written with, each taken from the note's row as it was.
+    static let columns = SQLColumns<NoteRecord>(table: "noteVersion", key: ["noteId", "clock"], [
+        .init("noteId") { .text($0.id) },
+        .init("clock") { .text($0.clock) },
+        .init("title") { .text($0.title) },
+        .init("body") { .text($0.body) },
+        .init("updatedAt") { .date($0.updatedAt) },
+        .init("versions") { .text($0.effectiveVersions.json) },
+    ])
+
     /// Keeps `old` as an earlier version of its note when `new` replaces its title or body. The
     /// placeholder of a note whose own change had not arrived yet (no clock) is not kept; an
     /// empty version is kept (a merge may need it as its base) but never listed.
     static func keep(_ old: NoteRecord, replacedBy new: NoteRecord, in db: any SQLTransaction) throws {
         guard old.title != new.title || old.body != new.body, !old.clock.isEmpty else { return }
-        try db.execute("""
-            INSERT INTO noteVersion (noteId, clock, title, body, updatedAt, versions) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (noteId, clock) DO NOTHING
-            """, [.text(old.id), .text(old.clock), .text(old.title), .text(old.body), .date(old.updatedAt), .text(old.effectiveVersions.json)])
+        try db.execute(columns.insertIfAbsent, columns.arguments(of: old))
         try db.execute("""
             DELETE FROM noteVersion WHERE noteId = ? AND clock NOT IN
                 (SELECT clock FROM noteVersion WHERE noteId = ? ORDER BY clock DESC LIMIT ?)

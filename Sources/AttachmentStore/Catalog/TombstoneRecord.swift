@@ -20,11 +20,15 @@ struct TombstoneRecord: Sendable {
         return TombstoneRecord(entity: entity, id: id, clock: try row.requiredString("clock"))
     }
 
+    /// The columns a row is written with, and each one's value.
+    static let columns = SQLColumns<TombstoneRecord>(table: "tombstone", key: ["entity", "id"], [
+        .init("entity") { .text($0.entity) },
+        .init("id") { .text($0.id) },
+        .init("clock") { .text($0.clock) },
+    ])
+
     /// Records the deletion, replacing an older tombstone of the same record.
     func save(_ db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO tombstone (entity, id, clock) VALUES (?, ?, ?)
-            ON CONFLICT (entity, id) DO UPDATE SET clock = excluded.clock
-            """, [.text(entity), .text(id), .text(clock)])
+        try db.execute(Self.columns.upsert, Self.columns.arguments(of: self))
     }
 }

@@ -1,6 +1,4 @@
 import AsyncCoordination
-import CatalogSQL
-import Glibc
 
 extension AttachmentStore {
     /// Asks each part the store depends on whether it can take work: the catalog answers a
@@ -10,11 +8,11 @@ extension AttachmentStore {
     /// problem.
     public func checkReadiness(within limit: Duration = .seconds(3)) async -> StoreReadiness {
         async let catalogProblem = Self.problem(of: "the catalog", within: limit) { [catalog] in
-            _ = try await catalog.read { db in try db.queryOne("SELECT 1 AS n") }
+            try await catalog.read { db in try Catalog.answer(in: db) }
         }
         async let filesProblem = Self.problem(of: "the store folder", within: limit) { [layout] in
             try await BlockingPool.run {
-                guard access(layout.temporaryPath, W_OK) == 0 else { throw StoreFolderUnwritable(path: layout.temporaryPath, code: errno) }
+                if let code = POSIXFile.writeProblem(layout.temporaryPath) { throw StoreFolderUnwritable(path: layout.temporaryPath, code: code) }
             }
         }
         var checks = [
@@ -43,11 +41,4 @@ extension AttachmentStore {
             return "\(part): \(error)"
         }
     }
-}
-
-/// The store folder's staging area cannot be written (a full or read-only disk, lost permissions).
-struct StoreFolderUnwritable: Swift.Error, CustomStringConvertible {
-    let path: String
-    let code: Int32
-    var description: String { "cannot write \(path): \(String(cString: strerror(code)))" }
 }

@@ -1,4 +1,5 @@
 import CLinux
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -137,5 +138,28 @@ package enum POSIXFile {
     /// Removes a file; a file that is already gone is not an error.
     static func remove(_ path: String) throws(SystemError) {
         if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink \(path)") }
+    }
+}
+
+extension POSIXFile {
+    /// The names in the folder at `path` (not `.` and `..`); none when it is missing or
+    /// unreadable.
+    static func names(in path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+
+    /// The size of the file at `path`, or `nil` when it does not exist.
+    static func size(ofFileAt path: String) throws(SystemError) -> Int64? {
+        try status(path).map { Int64($0.st_size) }
+    }
+
+    /// The whole file at `path`, or `nil` when it cannot be read.
+    static func contents(of path: String) -> Data? {
+        FileManager.default.contents(atPath: path)
+    }
+
+    /// Why the folder at `path` cannot be written to (an `errno`), or `nil` when it can.
+    static func writeProblem(_ path: String) -> Int32? {
+        access(path, W_OK) == 0 ? nil : errno
     }
 }

@@ -1,9 +1,6 @@
 import Foundation
 import CatalogSQL
 import Imaging
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension AttachmentStore {
     /// A downscaled, upright, metadata-free image of an attachment, made in the background.
@@ -55,8 +52,7 @@ extension AttachmentStore {
     package func thumbnail(ofBlob hash: BlobHash, maxPixelSize size: Int) async throws -> Thumbnail {
         guard try await hasBlob(hash) else { throw Error.blobMissing(hash) }
         let holder = try await catalog.read { db in
-            try db.query("SELECT id FROM attachment WHERE blobHash = ? LIMIT 1", [.text(hash.rawValue)]).first
-                .map { AttachmentID(rawValue: try $0.requiredString("id")) }
+            try AttachmentRecord.anyHolder(of: hash, in: db).map(AttachmentID.init(rawValue:))
         }
         guard let holder else { throw Error.blobMissing(hash) }
         let thumbnail = try await thumbnail(for: holder, maxPixelSize: size, priority: .visible)
@@ -112,42 +108,16 @@ extension AttachmentStore {
             throw Error.imageTooLarge(attachment.id, reason: "the peer's thumbnail is \(data.count) bytes, over the limit of \(Self.maxPeerThumbnailBytes)")
         }
         guard try await self.attachment(attachment.id).availability == .remote else { return }
-        let name = "peer-thumbnail-\(UUID().uuidString).part"
         let directory = layout.temporaryPath
-        let probe = directory + "/" + name
-        let fd: Int32
+        let file: PeerThumbnailFile
         let header: ImageHeader
         do {
-            fd = try await BlockingPool.run {
-                let fd: Int32
-                do throws(SystemError) {
-                    fd = try POSIXFile.createLocked(named: name, in: directory)
-                } catch {
-                    throw ImagingError.unreadable(path: probe, reason: "cannot create a temporary file (\(error.reason))")
-                }
-                let failure = data.withUnsafeBytes { bytes -> SystemError? in
-                    do throws(SystemError) {
-                        try POSIXFile.writeAll(fd, bytes)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let failure {
-                    unlink(probe)
-                    close(fd)
-                    throw ImagingError.unreadable(path: probe, reason: "cannot write a temporary file (\(failure.reason))")
-                }
-                return fd
-            }
+            file = try await BlockingPool.run { try PeerThumbnailFile.write(data, in: directory) }
         } catch let error as ImagingError {
             throw Self.storeError(error, for: attachment.id)
         }
-        // Removed before it is unlocked, so no gc ever finds it unlocked.
-        defer {
-            unlink(probe)
-            close(fd)
-        }
+        let probe = file.path
+        defer { file.remove() }
         do {
             header = try await BlockingPool.run { try ImageProbe.header(ofFileAt: probe) }
             guard max(header.width, header.height) <= size else {

@@ -29,22 +29,13 @@ extension AttachmentStore {
         }
         let first = max(first, 0)
         guard !notes.isEmpty else { return [:] }
-        let ids = notes.map { SQLValue.text($0.rawValue) }
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let ids = notes.map(\.rawValue)
         return try await catalog.read { db in
             var previews = Dictionary(uniqueKeysWithValues: notes.map { ($0, AttachmentPreview(count: 0, first: [])) })
-            let counts = try db.query("""
-                SELECT noteId, COUNT(*) AS n FROM attachment WHERE noteId IN (\(marks)) AND \(AttachmentRecord.inOrder) GROUP BY noteId
-                """, ids)
-            for row in counts {
-                previews[NoteID(rawValue: try row.requiredString("noteId"))]?.count = Int(try row.int64("n") ?? 0)
+            for (note, count) in try AttachmentRecord.counts(inNotes: ids, in: db) {
+                previews[NoteID(rawValue: note)]?.count = count
             }
-            guard first > 0 else { return previews }
-            // The first few of each note in one read: ranked by the note's own order.
-            let rows = try AttachmentRow.fetchAll(db, where: """
-                attachment.id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY noteId ORDER BY position, id) AS place
-                FROM attachment WHERE noteId IN (\(marks)) AND \(AttachmentRecord.inOrder)) AS ranked WHERE place <= ?)
-                """, arguments: ids + [.integer(Int64(first))])
+            let rows = try AttachmentRow.firstOfEach(ids, first: first, in: db)
             for (note, group) in Dictionary(grouping: rows, by: { $0.attachment.noteId }) {
                 previews[NoteID(rawValue: note)]?.first = try AttachmentRow.ranked(group)
             }

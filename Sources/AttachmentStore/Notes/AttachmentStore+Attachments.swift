@@ -160,18 +160,7 @@ extension AttachmentStore {
             let count = try AttachmentRecord.count(inNote: found.noteId, in: db)
             let target = min(max(position, 0), count - 1)
             guard target != (try AttachmentRecord.rank(of: found, in: db)) else { return }
-            let stamp = self.clock.tick()
-            // To the end, so the others take 0..<count-1; then they make room at `target`.
-            try db.execute("UPDATE attachment SET position = ? WHERE id = ?", [.integer(Int64(Int32.max)), .text(found.id)])
-            try AttachmentRecord.renumber(inNote: found.noteId, clock: stamp, in: db)
-            try db.execute("""
-                UPDATE attachment SET position = position + 1, clock = ? WHERE noteId = ? AND position >= ? AND id != ? AND \(AttachmentRecord.inOrder)
-                """,
-                           [.text(stamp.rawValue), .text(found.noteId), .integer(Int64(target)), .text(found.id)])
-            guard var record = try AttachmentRecord.fetch(id.rawValue, in: db) else { throw Error.attachmentNotFound(id.rawValue) }
-            record.position = target
-            record.clock = stamp.rawValue
-            try record.update(db)
+            try AttachmentRecord.move(found, toRank: target, stamp: self.clock.tick(), in: db)
         }
     }
 
@@ -229,7 +218,7 @@ extension AttachmentStore {
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func attachment(_ id: AttachmentID) async throws -> Attachment {
         let found = try await catalog.read { db in
-            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id.rawValue)]).first else {
+            guard let row = try AttachmentRow.fetch(id.rawValue, in: db) else {
                 throw Error.attachmentNotFound(id.rawValue)
             }
             return try AttachmentRow.ranked([row], firstRank: try AttachmentRecord.rank(of: row.attachment, in: db))[0]
@@ -249,8 +238,7 @@ extension AttachmentStore {
     public func attachments(of note: NoteID) async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
             guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
-            return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ? AND \(AttachmentRecord.inOrder)",
-                                                                   arguments: [.text(note.rawValue)]))
+            return try AttachmentRow.ranked(AttachmentRow.inOrder(ofNote: note.rawValue, in: db))
         })
     }
 
@@ -262,15 +250,11 @@ extension AttachmentStore {
         try await withTransfersInFlight(try await catalog.read { db in
             guard try NoteRecord.isLive(note.rawValue, in: db) else { throw Error.noteNotFound(note.rawValue) }
             guard let position, position >= 0 else {
-                return try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: "attachment.noteId = ? AND \(AttachmentRecord.inOrder)",
-                                                                       arguments: [.text(note.rawValue)],
-                                                                       limit: max(0, limit)))
+                return try AttachmentRow.ranked(AttachmentRow.inOrder(ofNote: note.rawValue, limit: max(0, limit), in: db))
             }
             guard let last = try AttachmentRecord.key(atRank: position, inNote: note.rawValue, in: db) else { return [] }
-            return try AttachmentRow.ranked(AttachmentRow.fetchAll(
-                db, where: "attachment.noteId = ? AND \(AttachmentRecord.inOrder) AND (attachment.position > ? OR (attachment.position = ? AND attachment.id > ?))",
-                arguments: [.text(note.rawValue), .integer(last.position), .integer(last.position), .text(last.id)], limit: max(0, limit)),
-                firstRank: position + 1)
+            return try AttachmentRow.ranked(AttachmentRow.inOrder(ofNote: note.rawValue, after: last, limit: max(0, limit), in: db),
+                                            firstRank: position + 1)
         })
     }
 
@@ -287,10 +271,7 @@ extension AttachmentStore {
     /// Every attachment in the store outside the trash, grouped by note and in order within each note.
     public func allAttachments() async throws -> [Attachment] {
         try await withTransfersInFlight(try await catalog.read { db in
-            try AttachmentRow.ranked(AttachmentRow.fetchAll(db, where: """
-                \(AttachmentRecord.inOrder)
-                AND NOT EXISTS (SELECT 1 FROM note WHERE note.id = attachment.noteId AND note.trashedAt IS NOT NULL)
-                """))
+            try AttachmentRow.ranked(AttachmentRow.allOutsideTrash(in: db))
         })
     }
 
@@ -302,6 +283,6 @@ extension AttachmentStore {
     /// The attachment whose identifier is `text` or starts with it (at least 4 characters).
     /// - Throws: ``Error/attachmentNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
     public func resolveAttachmentID(_ text: String) async throws -> AttachmentID {
-        AttachmentID(rawValue: try await resolve(text, table: "attachment", notFound: Error.attachmentNotFound))
+        AttachmentID(rawValue: try await resolve(text, table: .attachment, notFound: Error.attachmentNotFound))
     }
 }

@@ -26,7 +26,7 @@ extension AttachmentStore {
                 if let value {
                     try StoreSetting.set(key, String(value), in: db)
                 } else {
-                    try db.execute("DELETE FROM storeSetting WHERE key = ?", [.text(key)])
+                    try StoreSetting.remove(key, in: db)
                 }
             }
         }

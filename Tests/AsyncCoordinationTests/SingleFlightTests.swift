@@ -1,5 +1,4 @@
 import AsyncCoordination
-import AttachmentStore
 import Foundation
 import Synchronization
 import Testing

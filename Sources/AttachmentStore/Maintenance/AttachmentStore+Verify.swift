@@ -1,9 +1,6 @@
 import Crypto
 import Foundation
 import CatalogSQL
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension AttachmentStore {
     /// Re-hashes every blob and checks every reference and the catalog itself.
@@ -56,7 +53,7 @@ extension AttachmentStore {
         report.damage = try await droppingCollectedGarbage(report.damage)
 
         let temporary = try await BlockingPool.run { [layout] in
-            (try? FileManager.default.contentsOfDirectory(atPath: layout.temporaryPath))?.count ?? 0
+            POSIXFile.names(in: layout.temporaryPath).count
         }
         let uploadPieces = try await catalog.read { db in try ResumableUploadRecord.partHashes(in: db) }
         report.unreferencedFiles = try await backend.countUnknown(known: Set(snapshot.blobs.map(\.hash)).union(uploadPieces))

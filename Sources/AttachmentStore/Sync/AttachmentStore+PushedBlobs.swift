@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The receiving side of a peer pushing the bytes of originals (a device that cannot be fetched
 /// from sends what it created): resumable, verified by hash, and only for blobs a record here
@@ -25,14 +22,13 @@ extension AttachmentStore {
         }
         if record.state == .present { return PushedBlobStatus(byteCount: record.byteCount, offset: record.byteCount) }
         let path = layout.temporaryPath + "/" + BlobDownload.partialName(of: hash)
-        let held = try await BlockingPool.run { () throws -> Int64 in
-            var info = stat()
-            guard stat(path, &info) == 0 else {
-                // No partial file: nothing held yet. Any other failure is the store's to report.
-                guard errno == ENOENT else { throw Error.writeFailed(path: path, cause: .system(SystemError("stat"))) }
-                return 0
+        let held = try await BlockingPool.run { () throws(Error) -> Int64 in
+            // No partial file: nothing held yet. Any other failure is the store's to report.
+            do throws(SystemError) {
+                return try POSIXFile.size(ofFileAt: path) ?? 0
+            } catch {
+                throw .writeFailed(path: path, cause: .system(error))
             }
-            return Int64(info.st_size)
         }
         // A partial longer than the blob is wrong and is started over (see `BlobDownload`).
         return PushedBlobStatus(byteCount: record.byteCount, offset: held <= record.byteCount ? held : 0)

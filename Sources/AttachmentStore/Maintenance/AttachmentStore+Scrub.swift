@@ -1,8 +1,5 @@
 import CatalogSQL
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension AttachmentStore {
     /// Re-hashes present blobs, the ones never checked first and then the longest ago, until

@@ -27,7 +27,7 @@ extension AttachmentStore {
         let hash = try entry.validatedHash
         let path = try await backend.localFile(for: hash)
         let data = try await BlockingPool.run {
-            guard let data = FileManager.default.contents(atPath: path) else { throw Error.blobMissing(hash) }
+            guard let data = POSIXFile.contents(of: path) else { throw Error.blobMissing(hash) }
             return data
         }
         imageCache.setValue(data, forKey: key, cost: data.count)

@@ -10,15 +10,13 @@ extension AttachmentStore {
         let limit = max(1, min(limit, 10_000))
         let peer = peerID
         return try await catalog.read { db in
-            let rows = try db.query("SELECT seq, entity, id FROM change WHERE seq > ? ORDER BY seq LIMIT ?",
-                                    [.integer(sequence), .integer(Int64(limit + 1))])
+            let entries = try ChangeFeedEntry.after(sequence, limit: limit + 1, in: db)
             var changes: [SyncChange] = []
-            for row in rows.prefix(limit) {
-                let (entity, id) = (try row.requiredString("entity"), try row.requiredString("id"))
-                if let change = try Self.currentChange(entity: entity, id: id, in: db) { changes.append(change) }
+            for entry in entries.prefix(limit) {
+                if let change = try Self.currentChange(entity: entry.entity, id: entry.id, in: db) { changes.append(change) }
             }
-            let next = try rows.prefix(limit).last?.int64("seq") ?? sequence
-            return SyncBatch(peerID: peer, changes: changes, nextSequence: next, hasMore: rows.count > limit)
+            let next = entries.prefix(limit).last?.sequence ?? sequence
+            return SyncBatch(peerID: peer, changes: changes, nextSequence: next, hasMore: entries.count > limit)
         }
     }
 
@@ -50,7 +48,7 @@ extension AttachmentStore {
             return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock), trashedAt: note.trashedAt,
                                versions: note.versions.isEmpty ? nil : note.versions))
         case "attachment":
-            guard let row = try AttachmentRow.fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first else { return nil }
+            guard let row = try AttachmentRow.fetch(id, in: db) else { return nil }
             return .attachment(.init(try row.value, clock: ClockStamp(rawValue: row.attachment.clock), trashedAt: row.attachment.trashedAt))
         default:
             return nil
@@ -172,8 +170,8 @@ extension AttachmentStore {
     /// bytes decide once they arrive (``installDownloaded(_:)``).
     private static func mediaType(claimed: String, blob: BlobHash, in db: any SQLTransaction) throws -> String {
         if try BlobRecord.isPresent(blob.rawValue, in: db),
-           let known = try db.query("SELECT mediaType FROM attachment WHERE blobHash = ? LIMIT 1", [.text(blob.rawValue)]).first {
-            return try known.requiredString("mediaType")
+           let known = try AttachmentRecord.recordedMediaType(of: blob, in: db) {
+            return known
         }
         return MediaTypeSniffer.isReadableRaster(claimed) ? claimed : "application/octet-stream"
     }
@@ -212,8 +210,7 @@ extension AttachmentStore {
     /// The peers this store has pulled from, as they were named (URLs), in order of their names.
     public func knownPeers() async throws -> [String] {
         try await catalog.read { db in
-            try db.query("SELECT key FROM storeSetting WHERE key LIKE 'cursor %' ORDER BY key", [])
-                .map { String(try $0.requiredString("key").dropFirst("cursor ".count)) }
+            try StoreSetting.keys(withPrefix: "cursor ", in: db).map { String($0.dropFirst("cursor ".count)) }
         }
     }
 }

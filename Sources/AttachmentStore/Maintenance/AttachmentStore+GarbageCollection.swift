@@ -58,7 +58,7 @@ extension AttachmentStore {
         let creatingCutoff = min(cutoff, Date().addingTimeInterval(-Self.creatingTemporaryFileGrace))
         let (count, bytes, kept) = try await BlockingPool.run { () -> (Int, Int64, Int) in
             var (count, bytes, kept) = (0, Int64(0), 0)
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            for name in POSIXFile.names(in: directory) {
                 // A live writer holds a lock on its file: leave it alone.
                 guard let file = DeadTemporaryFile(directory + "/" + name) else { continue }
                 let creating = name.hasSuffix(POSIXFile.unlockedCreationSuffix)

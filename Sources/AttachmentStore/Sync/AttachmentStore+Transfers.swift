@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension AttachmentStore {
     /// `attachments` with ``Attachment/State/fetching`` (and the bytes so far) for those whose

@@ -47,7 +47,7 @@ extension AttachmentStore {
     private static func setPendingPeerThumbnails(_ pending: ArraySlice<(id: AttachmentID, hash: BlobHash)>, from peer: String,
                                                  in db: any SQLTransaction) throws {
         if pending.isEmpty {
-            _ = try db.execute("DELETE FROM storeSetting WHERE key = ?", [.text(pendingKey(peer))])
+            try StoreSetting.remove(pendingKey(peer), in: db)
         } else {
             try StoreSetting.set(pendingKey(peer), pending.map { "\($0.id.rawValue) \($0.hash.rawValue)" }.joined(separator: "\n"), in: db)
         }

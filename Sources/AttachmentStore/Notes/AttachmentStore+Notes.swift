@@ -86,14 +86,13 @@ extension AttachmentStore {
     /// The note whose identifier is `text` or starts with it (at least 4 characters).
     /// - Throws: ``Error/noteNotFound(_:)``, ``Error/ambiguousIdentifier(prefix:matches:)``.
     public func resolveNoteID(_ text: String) async throws -> NoteID {
-        NoteID(rawValue: try await resolve(text, table: "note", notFound: Error.noteNotFound))
+        NoteID(rawValue: try await resolve(text, table: .note, notFound: Error.noteNotFound))
     }
 
     /// Finds the one id in `table` equal to or starting with `text`.
-    func resolve(_ text: String, table: String, notFound: @escaping @Sendable (String) -> Error) async throws -> String {
+    func resolve(_ text: String, table: IdentifierPrefix.Table, notFound: @escaping @Sendable (String) -> Error) async throws -> String {
         try await resolve(text, notFound: notFound) { prefix, db in
-            try db.query("SELECT id FROM \(table) WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
-                         [.text(prefix), .text(prefix + "\u{10FFFF}")]).map { (try $0.requiredString("id"), ()) }
+            try IdentifierPrefix.ids(in: table, startingWith: prefix, limit: 6, in: db).map { ($0, ()) }
         }.id
     }
 

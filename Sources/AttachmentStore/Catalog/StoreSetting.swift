@@ -1,0 +1,46 @@
+import CatalogSQL
+
+/// The `storeSetting` table: facts fixed when the store was created, and sync cursors.
+enum StoreSetting {
+    /// Reads a setting.
+    static func value(_ key: String, in db: any SQLTransaction) throws -> String? {
+        try db.queryOne("SELECT value FROM storeSetting WHERE key = ?", [.text(key)])?.string("value")
+    }
+
+    /// Records a setting unless it is already recorded; returns the recorded value.
+    static func recordOnce(_ key: String, _ value: String, in db: any SQLTransaction) throws -> String {
+        try db.execute("INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", [.text(key), .text(value)])
+        return try self.value(key, in: db) ?? value
+    }
+
+    /// Adds one to a counting setting (missing counts as 0).
+    static func increment(_ key: String, in db: any SQLTransaction) throws {
+        try db.execute("""
+            INSERT INTO storeSetting (key, value) VALUES (?, '1')
+            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(storeSetting.value AS BIGINT) + 1 AS TEXT)
+            """, [.text(key)])
+    }
+
+    /// A counting setting's value (0 when missing).
+    static func count(_ key: String, in db: any SQLTransaction) throws -> Int {
+        Int(try value(key, in: db) ?? "0") ?? 0
+    }
+
+    /// Sets a setting, replacing its value.
+    static func set(_ key: String, _ value: String, in db: any SQLTransaction) throws {
+        try db.execute("INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                       [.text(key), .text(value)])
+    }
+
+    /// Removes a setting (nothing happens when it is missing).
+    static func remove(_ key: String, in db: any SQLTransaction) throws {
+        try db.execute("DELETE FROM storeSetting WHERE key = ?", [.text(key)])
+    }
+
+    /// The keys that start with `prefix`, in byte order. `prefix` is matched literally: `%` and
+    /// `_` in it are not patterns.
+    static func keys(withPrefix prefix: String, in db: any SQLTransaction) throws -> [String] {
+        try db.query("SELECT key FROM storeSetting WHERE substr(key, 1, ?) = ? ORDER BY key",
+                     [.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]).map { try $0.requiredString("key") }
+    }
+}

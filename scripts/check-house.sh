@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The house rules a reviewer would otherwise have to remember, checked on the sources (issue 33;
+# docs/ARCHITECTURE.md, "Rules"). Run by `make test`; prints each breach as FILE:LINE and exits 1.
+#
+# 1. A facade file of the core (Sources/AttachmentStore/**/AttachmentStore+*.swift) only
+#    orchestrates: no SQL text, no GRDB, no POSIX call, no FileManager. Queries live on the
+#    record types in Catalog/, file handling in Support/ and the subsystem folders.
+# 2. The libraries name no command-line flag and no `attach` command in what they say: the
+#    advice that names one is the CLI's (Sources/attach/Support/ErrorHint.swift).
+set -u
+cd "$(dirname "$0")/.."
+status=0
+
+# Code lines only: doc comments and comments may explain what the SQL or a flag is.
+code_lines() { grep -nE "$1" "${@:2}" | grep -vE '^[^:]+:[0-9]+:\s*//'; }
+
+breach() {
+    local rule=$1 lines=$2
+    if [ -n "$lines" ]; then
+        echo "check-house: $rule" >&2
+        echo "$lines" | sed 's/^/  /' >&2
+        status=1
+    fi
+}
+
+facades=$(find Sources/AttachmentStore -name 'AttachmentStore+*.swift' | sort)
+breach "a facade file runs SQL itself (move the statement onto a record type in Catalog/)" \
+    "$(code_lines '"[^"]*\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER)\b|^\s*(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|ORDER BY|GROUP BY)\b|\bdb\.(execute|query|queryOne)\(|fetchOne|fetchAll\(db' $facades)"
+breach "a facade file imports GRDB or the C library (database and file handling live in Catalog/ and Support/)" \
+    "$(code_lines '^\s*import (GRDB|Glibc|Musl|Darwin)\b' $facades)"
+breach "a facade file makes a POSIX call or uses FileManager (use POSIXFile in Support/ or a subsystem type)" \
+    "$(code_lines '\bFileManager\b|\berrno\b|(^|[^.A-Za-z])(open|close|unlink|rename|stat|lstat|access|chmod|fsync|flock|mkdir|opendir|ftruncate)\(' $facades |
+        grep -v 'open(at:')"
+
+libraries="Sources/AttachmentStore Sources/AttachmentSync Sources/CatalogSQL Sources/AttachmentS3 Sources/AttachmentPostgres Sources/S3Client Sources/Imaging"
+breach "a library names a command-line flag or an attach command in a message (hints are the CLI's: ErrorHint)" \
+    "$(code_lines '"[^"]*(--[a-z][a-z-]+|`attach [a-z]+)' $(find $libraries -name '*.swift' | sort))"
+
+if [ $status -eq 0 ]; then echo "check-house: $(echo "$facades" | wc -l) facade files orchestrate only; no flag text in the libraries"; fi
+exit $status
