@@ -98,12 +98,10 @@ public struct S3BlobObjectStore: BlobObjectStore {
         switch error {
         case S3ClientError.noSuchKey where hash != nil:
             return BlobObjectStoreError.missing(hash!)
-        case S3ClientError.corruptTransfer(_, let reason):
-            return BlobObjectStoreError.unavailable(operation: operation, location: location, reason: "the transfer was corrupted: \(reason)")
         case is CancellationError:
             return error
         default:
-            return BlobObjectStoreError.unavailable(operation: operation, location: location, reason: String(describing: error))
+            return BlobObjectStoreError.unavailable(operation: operation, location: location, cause: .init(error))
         }
     }
 }

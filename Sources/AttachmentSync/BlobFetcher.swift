@@ -164,9 +164,9 @@ public final class BlobFetcher: RemoteBlobSource {
                 offset = try await download.receive(response.body.map(\.readableBytesView)) { received, newBytes in
                     report(hash, received: received, total: byteCount, newBytes: newBytes)
                 }
-            } catch AttachmentStore.Error.invalidArgument(let reason) {
+            } catch let overrun as BlobDownload.SizeError {
                 // More bytes than the record says: the transfer stops at once, nothing is kept past it.
-                throw SyncError.badResponse(peer: peer.description, reason: reason)
+                throw SyncError.badResponse(peer: peer.description, reason: overrun.description)
             } catch let error as AttachmentStore.Error {
                 throw error
             } catch let error as CancellationError {

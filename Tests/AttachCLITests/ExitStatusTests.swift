@@ -2,6 +2,7 @@
 import AttachmentStore
 import CatalogSQL
 import Glibc
+import TestSupport
 import Testing
 
 /// How `attach` turns a store error into its documented exit code (1 for what the user can
@@ -33,7 +34,7 @@ struct ExitStatusTests {
     @Test("damage and failures of the store or its services exit 2", arguments: [
         AttachmentStore.Error.blobMissing(hash), .hashMismatch(expected: hash, actual: hash), .catalogDamaged(SQLDatabaseError(.corrupt, "not a database")),
         .catalogUnavailable(SQLDatabaseError(.unavailable, "connection refused")), .objectStore(.missing(hash)),
-        .objectStore(.unavailable(operation: "upload", location: "s3://b", reason: "timeout")),
+        .objectStore(.unavailable(operation: "upload", location: "s3://b", cause: .init(StubFailure("timeout")))),
     ])
     func damageErrors(error: AttachmentStore.Error) {
         #expect(ExitStatus.code(for: error) == ExitStatus.damage, "\(error)")

@@ -24,7 +24,7 @@ final class SwitchableObjectStore: BlobObjectStore {
     private func check() async throws {
         switch condition.withLock({ $0 }) {
         case .up: return
-        case .failing: throw BlobObjectStoreError.unavailable(operation: "HEAD", location: "s3://photos at http://10.0.0.7:9000", reason: "connection refused")
+        case .failing: throw BlobObjectStoreError.unavailable(operation: "HEAD", location: "s3://photos at http://10.0.0.7:9000", cause: .init(StubFailure("connection refused")))
         case .hanging: try await Task.sleep(for: .seconds(120))
         }
     }

@@ -10,6 +10,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import Synchronization
+import TestSupport
 import Testing
 
 /// How every failure becomes an HTTP answer, without a server: each store error and each
@@ -62,7 +63,7 @@ struct ServerErrorMappingTests {
         (.blobMissing(hash), 500, "store_damaged"),
         (.hashMismatch(expected: hash, actual: otherHash), 500, "store_damaged"),
         (.catalogDamaged(SQLDatabaseError(.corrupt, "file is not a database")), 500, "store_damaged"),
-        (.objectStore(.unavailable(operation: "put", location: "s3://bucket", reason: "503 Slow Down")), 503, "blob_storage_unavailable"),
+        (.objectStore(.unavailable(operation: "put", location: "s3://bucket", cause: .init(StubFailure("503 Slow Down")))), 503, "blob_storage_unavailable"),
         (.objectStore(.missing(hash)), 503, "blob_storage_unavailable"),
         (.catalogUnavailable(SQLDatabaseError(.unavailable, "connection refused")), 503, "catalog_unavailable"),
     ] as [(AttachmentStore.Error, Int, String)])

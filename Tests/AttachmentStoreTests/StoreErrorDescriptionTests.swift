@@ -1,5 +1,6 @@
 @testable import AttachmentStore
 import CatalogSQL
+import TestSupport
 import Testing
 
 /// The exact one-line messages of the store's errors that carry structure beyond a subject:
@@ -57,7 +58,7 @@ struct StoreErrorDescriptionTests {
     @Test("an object store's failure keeps its own words and adds that nothing was stored", arguments: [
         (BlobObjectStoreError.missing(hash), "the object store has no object for blob \(hash)"),
         (.corrupt(hash, reason: "hashes to \(other)"), "the object of blob \(hash) is corrupt: hashes to \(other)"),
-        (.unavailable(operation: "upload", location: "s3://b at http://h:9000", reason: "HTTP 503"),
+        (.unavailable(operation: "upload", location: "s3://b at http://h:9000", cause: .init(StubFailure("HTTP 503"))),
          "cannot upload at s3://b at http://h:9000: HTTP 503"),
     ])
     func objectStoreErrors(error: BlobObjectStoreError, message: String) {

@@ -79,7 +79,7 @@ struct S3BlobObjectStoreKeyTests {
         let store = try Self.store(prefix: "p")
         let error = S3ClientError.noSuchKey(bucket: "attach", key: "p/sha256/")
         #expect(store.mapped(error, operation: "list the blobs") as? BlobObjectStoreError
-            == .unavailable(operation: "list the blobs", location: store.location, reason: error.description))
+            == .unavailable(operation: "list the blobs", location: store.location, cause: .init(error)))
     }
 
     @Test("a corrupted transfer is reported as such, with the client's reason")
@@ -87,9 +87,18 @@ struct S3BlobObjectStoreKeyTests {
         let store = try Self.store(prefix: "p")
         let mapped = store.mapped(S3ClientError.corruptTransfer(key: "k", reason: "the download ended after 3 of 9 bytes"),
                                   operation: "download blob abababababab", hash: Self.hash)
-        #expect(mapped as? BlobObjectStoreError == .unavailable(
-            operation: "download blob abababababab", location: store.location,
-            reason: "the transfer was corrupted: the download ended after 3 of 9 bytes"))
+        guard case .unavailable(let operation, let location, let cause) = mapped as? BlobObjectStoreError else {
+            Issue.record("not an unavailable store: \(mapped)")
+            return
+        }
+        #expect(operation == "download blob abababababab" && location == store.location)
+        // The client's error is kept as thrown, so a caller decides by its type.
+        guard case .corruptTransfer(let key, let reason) = cause.error as? S3ClientError else {
+            Issue.record("the cause is not the client's error: \(cause.error)")
+            return
+        }
+        #expect(key == "k" && reason == "the download ended after 3 of 9 bytes")
+        #expect("\(mapped)".hasSuffix("the transfer of \"k\" was corrupted: the download ended after 3 of 9 bytes"))
     }
 
     @Test("any other client error is the store being unavailable, described in full", arguments: [
@@ -102,7 +111,7 @@ struct S3BlobObjectStoreKeyTests {
         let store = try Self.store(prefix: "p")
         let mapped = store.mapped(error, operation: "upload blob abababababab", hash: Self.hash)
         #expect(mapped as? BlobObjectStoreError
-            == .unavailable(operation: "upload blob abababababab", location: store.location, reason: error.description))
+            == .unavailable(operation: "upload blob abababababab", location: store.location, cause: .init(error)))
         #expect("\(mapped)".hasPrefix("cannot upload blob abababababab at s3://attach/p/ at http://127.0.0.1:9000: "))
     }
 

@@ -58,8 +58,9 @@ public enum BlobObjectStoreError: Swift.Error, Sendable, Equatable, CustomString
     case missing(BlobHash)
     /// The bytes stored (or received) do not hash to the name they were stored under.
     case corrupt(BlobHash, reason: String)
-    /// The object store could not be reached or refused the operation; `reason` says why.
-    case unavailable(operation: String, location: String, reason: String)
+    /// The object store could not be reached or refused the operation; `cause` is the failure
+    /// as it was thrown.
+    case unavailable(operation: String, location: String, cause: BlobObjectStoreFailure)
 
     /// What went wrong, in one line a user can act on.
     public var description: String {
@@ -68,8 +69,34 @@ public enum BlobObjectStoreError: Swift.Error, Sendable, Equatable, CustomString
             "the object store has no object for blob \(hash)"
         case .corrupt(let hash, let reason):
             "the object of blob \(hash) is corrupt: \(reason)"
-        case .unavailable(let operation, let location, let reason):
-            "cannot \(operation) at \(location): \(reason)"
+        case .unavailable(let operation, let location, let cause):
+            "cannot \(operation) at \(location): \(cause)"
         }
+    }
+}
+
+/// Why an object store could not do what was asked: the failure kept as it was thrown (a local
+/// directory's ``SystemError`` with its `errno`, the S3 client's error, a transport error), so
+/// a caller decides by its type, never by its words. Two failures are equal when they read the
+/// same.
+public struct BlobObjectStoreFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The failure as thrown.
+    public let error: any Swift.Error & Sendable
+
+    /// The failure `error`.
+    public init(_ error: any Swift.Error & Sendable) {
+        self.error = error
+    }
+
+    /// What failed, in the failure's own words (a system call's reason without its call name
+    /// repeated).
+    public var description: String {
+        if let system = error as? SystemError { return system.reason }
+        return String(describing: error)
+    }
+
+    /// Whether both read the same.
+    public static func == (lhs: BlobObjectStoreFailure, rhs: BlobObjectStoreFailure) -> Bool {
+        lhs.description == rhs.description
     }
 }

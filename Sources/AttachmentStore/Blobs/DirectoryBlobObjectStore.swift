@@ -35,9 +35,9 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
                 try POSIXFile.makeDirectories(files.temporaryDirectory)
                 staged = try files.stage(fileAt: path, cancellation: flag)
             } catch let error as SystemError {
-                throw BlobObjectStoreError.unavailable(operation: "upload blob \(hash.short)", location: location, reason: error.reason)
+                throw BlobObjectStoreError.unavailable(operation: "upload blob \(hash.short)", location: location, cause: .init(error))
             } catch let error as AttachmentStore.Error {
-                throw BlobObjectStoreError.unavailable(operation: "upload blob \(hash.short)", location: location, reason: String(describing: error))
+                throw BlobObjectStoreError.unavailable(operation: "upload blob \(hash.short)", location: location, cause: .init(error))
             }
             defer { staged.release() }
             guard staged.hash == hash, staged.byteCount == byteCount else {
@@ -46,7 +46,7 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
             do {
                 _ = try files.installFile(staged)
             } catch {
-                throw BlobObjectStoreError.unavailable(operation: "upload blob \(hash.short)", location: location, reason: String(describing: error))
+                throw BlobObjectStoreError.unavailable(operation: "upload blob \(hash.short)", location: location, cause: .init(error))
             }
         }
     }
@@ -59,16 +59,16 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
                 try Self.copy(source, to: path)
             } catch {
                 unlink(path)
-                var reason = error.reason
+                var failure = error
                 if error.code == ENOENT {
                     // Missing only when the object itself is gone, not the directory we write to.
                     switch Result(catching: { () throws(SystemError) in try POSIXFile.status(source) }) {
                     case .success(nil): throw BlobObjectStoreError.missing(hash)
                     case .success: break
-                    case .failure(let lookup): reason = lookup.reason
+                    case .failure(let lookup): failure = lookup
                     }
                 }
-                throw BlobObjectStoreError.unavailable(operation: "download blob \(hash.short)", location: location, reason: reason)
+                throw BlobObjectStoreError.unavailable(operation: "download blob \(hash.short)", location: location, cause: .init(failure))
             }
         }
     }
@@ -80,7 +80,7 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
             do throws(SystemError) {
                 return try POSIXFile.status(path).map { Int64($0.st_size) }
             } catch {
-                throw BlobObjectStoreError.unavailable(operation: "look up blob \(hash.short)", location: location, reason: error.reason)
+                throw BlobObjectStoreError.unavailable(operation: "look up blob \(hash.short)", location: location, cause: .init(error))
             }
         }
     }
@@ -92,7 +92,7 @@ public struct DirectoryBlobObjectStore: BlobObjectStore {
             do {
                 try files.remove(hash)
             } catch {
-                throw BlobObjectStoreError.unavailable(operation: "delete blob \(hash.short)", location: location, reason: String(describing: error))
+                throw BlobObjectStoreError.unavailable(operation: "delete blob \(hash.short)", location: location, cause: .init(error))
             }
         }
     }

@@ -60,7 +60,7 @@ extension AttachmentStore {
         }
         do {
             _ = try await download.receive(bytes)
-        } catch Error.invalidArgument {
+        } catch is BlobDownload.SizeError {
             await download.settle()
             throw Error.pushedBlob(.exceedsSize(hash, byteCount: status.byteCount))
         } catch let cut as BlobDownload.Cut {

@@ -10,6 +10,23 @@ extension BlobDownload {
         public let cause: any Error
     }
 
+    /// The bytes of a download disagree with the size its record gives the blob.
+    public enum SizeError: Error, Equatable, CustomStringConvertible {
+        /// More bytes arrived than the blob has; the transfer stops before they are written.
+        case overrun(received: Int64, expected: Int64)
+        /// The download was finished with fewer bytes than the blob has (a cut transfer, not a
+        /// wrong one: the bytes are kept for a resume).
+        case incomplete(received: Int64, expected: Int64)
+
+        /// What disagrees, in one line.
+        public var description: String {
+            switch self {
+            case .overrun(let received, let expected): "the peer sent \(received) bytes for a blob of \(expected)"
+            case .incomplete(let received, let expected): "only \(received) of \(expected) bytes of the blob have arrived"
+            }
+        }
+    }
+
     /// The bytes gathered before they go to the disk in one step.
     public static let receiveStep = 1 << 20
 
@@ -19,7 +36,7 @@ extension BlobDownload {
     /// are held. Calls `progress` with the bytes received and the step's size after each step.
     /// A fetch from a peer and a peer's push arrive through here alike.
     /// - Returns: the bytes received afterwards.
-    /// - Throws: ``AttachmentStore/Error/invalidArgument(_:)`` as soon as the bytes go past
+    /// - Throws: ``SizeError/overrun(received:expected:)`` as soon as the bytes go past
     ///   ``expectedSize``, before those bytes are written; the download's write errors;
     ///   `CancellationError`; ``Cut`` when `bytes` fails. A write under way is always awaited
     ///   first, so the partial file is never closed under it.
@@ -47,11 +64,11 @@ extension BlobDownload {
                     step.append(piece)
                     stepBytes += piece.count
                     if offset + Int64(stepBytes) > limit {
-                        throw AttachmentStore.Error.invalidArgument("the peer sent \(offset + Int64(stepBytes)) bytes for a blob of \(limit)")
+                        throw SizeError.overrun(received: offset + Int64(stepBytes), expected: limit)
                     }
                     if stepBytes >= Self.receiveStep { try await handOver() }
                 }
-            } catch let error where !(error is AttachmentStore.Error) && !(error is CancellationError) {
+            } catch let error where !(error is AttachmentStore.Error) && !(error is SizeError) && !(error is CancellationError) {
                 try await handOver()  // keep what arrived: a resume starts after it
                 try await writing?.value
                 throw Cut(offset: offset, cause: error)

@@ -139,7 +139,7 @@ public final class BlobDownload: Sendable {
 
     /// Appends bytes that follow what was received.
     /// - Throws: ``AttachmentStore/Error/writeFailed(path:cause:)``, or
-    ///   ``AttachmentStore/Error/invalidArgument(_:)`` when the peer sends more than the blob has.
+    ///   ``SizeError/overrun(received:expected:)`` when the peer sends more than the blob has.
     public func append<Bytes: DataProtocol & Sendable>(_ bytes: Bytes) async throws {
         try await append(contentsOf: CollectionOfOne(bytes))
     }
@@ -158,7 +158,7 @@ public final class BlobDownload: Sendable {
                 for piece in pieces {
                     let total = received.withLock { $0 } + Int64(piece.count)
                     guard total <= expected else {
-                        throw AttachmentStore.Error.invalidArgument("the peer sent \(total) bytes for a blob of \(expected)")
+                        throw SizeError.overrun(received: total, expected: expected)
                     }
                     for region in piece.regions {
                         try region.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
@@ -194,14 +194,15 @@ public final class BlobDownload: Sendable {
     /// marks it present; every attachment of the blob then takes the media type sniffed from
     /// the bytes, whatever the peer's record claimed.
     /// - Throws: ``AttachmentStore/Error/hashMismatch(expected:actual:)`` (the partial file is
-    ///   deleted: the next attempt starts from zero), or write errors.
+    ///   deleted: the next attempt starts from zero), ``SizeError/incomplete(received:expected:)``
+    ///   while bytes are still missing (they are kept), or write errors.
     public func finish() async throws {
         let (path, hash, expected) = (self.path, self.hash, expectedSize)
         let staged: StagedBlob = try await BlockingPool.run { [self] in
             let size = received.withLock { $0 }
             guard size >= expected else {
                 // A cut transfer, not a wrong one: keep the bytes for a resume.
-                throw AttachmentStore.Error.invalidArgument("only \(size) of \(expected) bytes of blob \(hash) have arrived")
+                throw SizeError.incomplete(received: size, expected: expected)
             }
             guard let taken = partial.withLock({ current -> Partial? in
                 defer { current = nil }

@@ -290,7 +290,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
         case let error as AttachmentStore.Error: error
         case let error as BlobObjectStoreError: AttachmentStore.Error.objectStore(error)
         case let error as CancellationError: error
-        default: AttachmentStore.Error.objectStore(.unavailable(operation: operation, location: location, reason: String(describing: error)))
+        default: AttachmentStore.Error.objectStore(.unavailable(operation: operation, location: location, cause: .init(error)))
         }
     }
 
