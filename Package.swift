@@ -271,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentStoreTests",
             dependencies: [
-                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client", "CatalogSQL", "AsyncCoordination",
+                "AttachmentStore", "TestSupport", "AttachmentS3", "S3Client", "CatalogSQL",
             ]
         ),
         .testTarget(
