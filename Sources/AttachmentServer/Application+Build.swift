@@ -141,10 +141,10 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     router.add(middleware: RequestLogMiddleware(metrics: dependencies.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: ErrorMiddleware())
-    router.add(middleware: HostCheckMiddleware(allowed: dependencies.allowedHosts))
+    router.add(middleware: HostCheckMiddleware(policy: dependencies.accessPolicy))
     router.add(middleware: SameOriginWritesMiddleware(publicURL: dependencies.configuration.publicURL))
     router.add(middleware: dependencies.sessions.middleware)
-    router.add(middleware: BearerAuthenticator(tokens: tokens))
+    router.add(middleware: BearerAuthenticator(policy: dependencies.accessPolicy))
     router.add(middleware: dependencies.sessions.authenticator)
     router.add(middleware: AuthenticatedConnectionMiddleware(connections: dependencies.connections, tokens: tokens))
     let routeTable = RouteTable()
@@ -156,7 +156,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     LoginRoutes(dependencies: dependencies).register(on: open)
 
     // The JSON API, metrics and the API document: the full scope, 401 without it.
-    let api = router.group("api").add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
+    let api = router.group("api").add(middleware: RequireAccess(scope: .full, policy: dependencies.accessPolicy, refusal: .unauthorized))
     NoteRoutes(dependencies: dependencies).register(on: api)
     NoteHistoryRoutes(dependencies: dependencies).register(on: api)
     TrashRoutes(dependencies: dependencies).register(on: api)
@@ -166,18 +166,18 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     OriginalsArchiveRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
     HeldOriginalRoute(dependencies: dependencies).register(on: api)
-    let system = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized))
+    let system = router.group().add(middleware: RequireAccess(scope: .full, policy: dependencies.accessPolicy, refusal: .unauthorized))
     SystemRoutes(dependencies: dependencies).registerProtected(on: system)
 
     // The peer protocol: the sync scope (or full).
-    let sync = router.group().add(middleware: RequireAccess(scope: .syncRead, tokens: tokens, refusal: .unauthorized))
+    let sync = router.group().add(middleware: RequireAccess(scope: .syncRead, policy: dependencies.accessPolicy, refusal: .unauthorized))
     SyncRoutes(dependencies: dependencies).register(on: sync)
     // Pushes from devices: the push scope (or full).
-    let push = router.group().add(middleware: RequireAccess(scope: .syncPush, tokens: tokens, refusal: .unauthorized))
+    let push = router.group().add(middleware: RequireAccess(scope: .syncPush, policy: dependencies.accessPolicy, refusal: .unauthorized))
     SyncPushRoutes(dependencies: dependencies).register(on: push)
 
     // The web UI's pages: the full scope, or off to the login page.
-    let pages = router.group().add(middleware: RequireAccess(scope: .full, tokens: tokens, refusal: .loginPage))
+    let pages = router.group().add(middleware: RequireAccess(scope: .full, policy: dependencies.accessPolicy, refusal: .loginPage))
     WebUIRoutes(dependencies: dependencies).register(on: pages)
     routeTable.record(router.routes.map { (path: $0.path.description, method: $0.method.rawValue) })
     return router

@@ -33,6 +33,8 @@ struct ServerDependencies: Sendable {
     var allowedHosts: AllowedHosts {
         AllowedHosts(bindHost: configuration.host, publicURL: configuration.publicURL, extra: configuration.allowedHosts)
     }
+    /// The one decision on hosts and credentials, for the router and the fast path alike.
+    var accessPolicy: AccessPolicy { AccessPolicy(hosts: allowedHosts, tokens: tokens) }
     /// The proxies whose forwarded headers are believed.
     let trustedProxies: TrustedProxies
     /// The login sessions of browsers.

@@ -1,6 +1,7 @@
 @testable import AttachmentServer
 import AttachmentStore
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import Testing
@@ -21,8 +22,9 @@ struct EarlyAnswerUnitTests {
         let cache = ThumbnailResponseCache(timeToLive: timeToLive)
         cache.insert(.init(body: body, mediaType: "image/jpeg", created: .now), for: .init(attachment: AttachmentID(rawValue: id), hash: hash, size: 200))
         return CachedThumbnailAnswers(
-            cache: cache, sizes: [200, 400], hosts: AllowedHosts(bindHost: "127.0.0.1", publicURL: nil, extra: ["photos.example"]),
-            tokens: tokens, trustedProxies: try TrustedProxies(parsing: trusted), tls: false, metrics: ServerMetrics(),
+            cache: cache, sizes: [200, 400],
+            policy: AccessPolicy(hosts: AllowedHosts(bindHost: "127.0.0.1", publicURL: nil, extra: ["photos.example"]), tokens: tokens),
+            trustedProxies: try TrustedProxies(parsing: trusted), tls: false, metrics: ServerMetrics(),
             logger: Logger(label: "test"))
     }
 
@@ -110,6 +112,37 @@ struct EarlyAnswerUnitTests {
         var fields: HTTPFields = [:]
         if let authorization { fields[.authorization] = authorization }
         #expect((answers.answer(to: Self.request(Self.path + "?v=\(Self.hash)", fields), from: nil, date: "D") != nil) == answered)
+    }
+
+    @Test("the fast path answers exactly the requests the router's own checks let through (one access policy)", arguments: [
+        "127.0.0.1:8080", "photos.example", "evil.example", "",
+    ], [
+        nil, "Bearer full-secret", "Bearer sync-secret", "Bearer push-secret", "Bearer wrong",
+    ] as [String?])
+    func fastPathAgreesWithTheRouter(host: String, authorization: String?) async throws {
+        for tokens in [AccessTokens(full: "full-secret", syncRead: "sync-secret", syncPush: "push-secret"), AccessTokens(full: nil, syncRead: nil)] {
+            let answers = try Self.answers(tokens: tokens)
+            var fields: HTTPFields = [:]
+            if let authorization { fields[.authorization] = authorization }
+            let request = Self.request(Self.path + "?v=\(Self.hash)", host: host, fields)
+            // The router's way: the Host check, the bearer authenticator, the thumbnail route's group rule.
+            let policy = answers.policy
+            let routed = Request(head: request, body: RequestBody(buffer: ByteBuffer()))
+            var context = RequestMiddlewareUnitTests.context()
+            context.identity = try await BearerAuthenticator(policy: policy).authenticate(request: routed, context: context)
+            let passes: Bool
+            do {
+                let rule = RequireAccess(scope: .full, policy: policy, refusal: .unauthorized)
+                _ = try await HostCheckMiddleware(policy: policy).handle(routed, context: context) { request, context in
+                    try await rule.handle(request, context: context, next: RequestMiddlewareUnitTests.ok)
+                }
+                passes = true
+            } catch is ServerError {
+                passes = false
+            }
+            let answered = answers.answer(to: request, from: "127.0.0.1", date: "D") != nil
+            #expect(answered == passes, "host \(host), \(authorization ?? "no credentials"), tokens required: \(tokens.areRequired)")
+        }
     }
 
     @Test("a request through a trusted proxy goes to the router, which logs the forwarded client")

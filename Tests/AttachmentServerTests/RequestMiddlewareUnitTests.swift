@@ -224,7 +224,7 @@ struct RequestMiddlewareUnitTests {
         ("nas.local:8080", 200, nil), ("127.0.0.1:1", 200, nil), ("localhost", 200, nil),
     ] as [(String?, Int, String?)])
     func hostCheck(authority: String?, status: Int, code: String?) async throws {
-        let middleware = HostCheckMiddleware(allowed: AllowedHosts(bindHost: "127.0.0.1", publicURL: nil, extra: ["nas.local"]))
+        let middleware = HostCheckMiddleware(policy: Self.policy(tokens: AccessTokens(full: nil, syncRead: nil)))
         do {
             let response = try await middleware.handle(Self.request(authority: authority), context: Self.context(), next: Self.ok)
             #expect(response.status.code == status)
@@ -236,6 +236,11 @@ struct RequestMiddlewareUnitTests {
 
     // MARK: - Access
 
+    /// The policy of a server bound to loopback that also answers to `nas.local`.
+    static func policy(tokens: AccessTokens) -> AccessPolicy {
+        AccessPolicy(hosts: AllowedHosts(bindHost: "127.0.0.1", publicURL: nil, extra: ["nas.local"]), tokens: tokens)
+    }
+
     static func context(identity: AccessScope?) -> AppRequestContext {
         var context = context()
         context.identity = identity.map { Principal(scope: $0, proof: .bearer) }
@@ -244,7 +249,7 @@ struct RequestMiddlewareUnitTests {
 
     @Test("a server without a token lets everyone through every group")
     func openServer() async throws {
-        let rule = RequireAccess(scope: .full, tokens: AccessTokens(full: nil, syncRead: nil), refusal: .unauthorized)
+        let rule = RequireAccess(scope: .full, policy: Self.policy(tokens: AccessTokens(full: nil, syncRead: nil)), refusal: .unauthorized)
         #expect(try await rule.handle(Self.request(), context: Self.context(identity: nil), next: Self.ok).status == .ok)
     }
 
@@ -252,7 +257,7 @@ struct RequestMiddlewareUnitTests {
         (AccessScope.full, AccessScope.full, true), (.full, .syncRead, true), (.syncRead, .syncRead, true), (.syncRead, .full, false),
     ])
     func scopes(held: AccessScope, required: AccessScope, passes: Bool) async throws {
-        let rule = RequireAccess(scope: required, tokens: AccessTokens(full: "f", syncRead: "s"), refusal: .unauthorized)
+        let rule = RequireAccess(scope: required, policy: Self.policy(tokens: AccessTokens(full: "f", syncRead: "s")), refusal: .unauthorized)
         #expect(held.covers(required) == passes)
         do {
             let response = try await rule.handle(Self.request(), context: Self.context(identity: held), next: Self.ok)
@@ -266,11 +271,11 @@ struct RequestMiddlewareUnitTests {
     @Test("with a token, an anonymous API request is a 401 and an anonymous page goes to the login page, coming back after")
     func anonymous() async throws {
         let tokens = AccessTokens(full: "f", syncRead: nil)
-        let api = RequireAccess(scope: .full, tokens: tokens, refusal: .unauthorized)
+        let api = RequireAccess(scope: .full, policy: Self.policy(tokens: tokens), refusal: .unauthorized)
         await #expect(throws: ServerError.unauthorized) {
             try await api.handle(Self.request(), context: Self.context(identity: nil), next: Self.ok)
         }
-        let pages = RequireAccess(scope: .full, tokens: tokens, refusal: .loginPage)
+        let pages = RequireAccess(scope: .full, policy: Self.policy(tokens: tokens), refusal: .loginPage)
         let home = try await pages.handle(Self.request(.get, "/"), context: Self.context(identity: nil), next: Self.ok)
         #expect(home.status == .seeOther)
         #expect(home.headers[.location] == "/login?next=/")

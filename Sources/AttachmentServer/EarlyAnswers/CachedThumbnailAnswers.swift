@@ -15,10 +15,10 @@ import NIOCore
 ///   optionally `size=` (each once, letters and digits only), `size` one of the configured;
 /// - carries no body, no `Connection`, `Expect` or `Cookie` header (sessions, connection
 ///   handling and bodies are the router's);
-/// - names one `Host`, which the server answers to (``AllowedHosts``, the check the router
-///   makes first);
-/// - when the server requires a token, carries the full-scope token as `Authorization: Bearer`
-///   (a session, a sync token or no credentials go to the router, which decides);
+/// - is allowed by the server's ``AccessPolicy``, the decision the router's middleware asks:
+///   one `Host`, which the server answers to, and when the server requires a token, a bearer
+///   token whose scope covers the route's (a session or no credentials go to the router, which
+///   decides how to refuse or to log in);
 /// - comes straight from its client, not through a trusted proxy (whose forwarded address the
 ///   log line would name);
 /// - finds a live entry under its attachment, hash and size.
@@ -43,8 +43,7 @@ struct CachedThumbnailAnswers: Sendable {
 
     let cache: ThumbnailResponseCache
     let sizes: [Int]
-    let hosts: AllowedHosts
-    let tokens: AccessTokens
+    let policy: AccessPolicy
     let trustedProxies: TrustedProxies
     let tls: Bool
     let metrics: ServerMetrics
@@ -59,11 +58,10 @@ struct CachedThumbnailAnswers: Sendable {
         let start = clock.now
         let fields = request.headerFields
         guard fields[.cookie] == nil, fields[.connection] == nil, fields[.expect] == nil,
-              fields[.contentLength] == nil, fields[.transferEncoding] == nil, fields[HostCheckMiddleware.host] == nil else { return nil }
-        guard let authority = request.authority, hosts.allows(authority: authority) else { return nil }
-        if tokens.areRequired {
-            guard let bearer = fields.bearer, tokens.scope(of: bearer.token)?.covers(.full) == true else { return nil }
-        }
+              fields[.contentLength] == nil, fields[.transferEncoding] == nil else { return nil }
+        guard policy.host(authority: request.authority, fields: fields) == .allowed,
+              case .allowed(let authenticated) = policy.access(fields.bearer.flatMap { policy.scope(ofBearer: $0.token) }, required: .full)
+        else { return nil }
         if let peer, trustedProxies.contains(peer) { return nil }
         let size: Int
         do { size = try ThumbnailRoute.size(target.size, allowed: sizes) } catch { return nil }
@@ -85,7 +83,7 @@ struct CachedThumbnailAnswers: Sendable {
                                     duration: clock.now - start, client: .direct(address: peer, tls: tls), logger: logger,
                                     metrics: metrics)
         return Answer(head: HTTPResponse(status: response.status, headerFields: headers),
-                      body: response.status == .ok ? entry.body : nil, authenticated: tokens.areRequired)
+                      body: response.status == .ok ? entry.body : nil, authenticated: authenticated)
     }
 }
 
@@ -94,8 +92,8 @@ extension CachedThumbnailAnswers {
     /// and size settings.
     init(_ dependencies: ServerDependencies) {
         self.init(
-            cache: dependencies.thumbnailResponses, sizes: dependencies.configuration.thumbnailSizes, hosts: dependencies.allowedHosts,
-            tokens: dependencies.tokens, trustedProxies: dependencies.trustedProxies, tls: dependencies.configuration.tls != nil,
+            cache: dependencies.thumbnailResponses, sizes: dependencies.configuration.thumbnailSizes, policy: dependencies.accessPolicy,
+            trustedProxies: dependencies.trustedProxies, tls: dependencies.configuration.tls != nil,
             metrics: dependencies.metrics, logger: dependencies.configuration.logger)
     }
 }

@@ -6,10 +6,10 @@ import Hummingbird
 struct BearerAuthenticator: AuthenticatorMiddleware {
     typealias Context = AppRequestContext
 
-    let tokens: AccessTokens
+    let policy: AccessPolicy
 
     func authenticate(request: Request, context: Context) async throws -> Principal? {
-        guard tokens.areRequired, let bearer = request.headers.bearer, let scope = tokens.scope(of: bearer.token) else { return nil }
+        guard policy.tokens.areRequired, let bearer = request.headers.bearer, let scope = policy.scope(ofBearer: bearer.token) else { return nil }
         return Principal(scope: scope, proof: .bearer)
     }
 }

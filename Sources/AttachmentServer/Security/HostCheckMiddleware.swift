@@ -1,9 +1,9 @@
 import HTTPTypes
 import Hummingbird
 
-/// Refuses, before routing, every request whose `Host` is not on the server's
-/// ``AllowedHosts``: 421 `host_not_allowed` (400 `host_required` when it has none, 400
-/// `host_repeated` when it has more than one).
+/// Refuses, before routing, every request whose `Host` the ``AccessPolicy`` does not answer:
+/// 421 `host_not_allowed` (400 `host_required` when it has none, 400 `host_repeated` when it has
+/// more than one).
 ///
 /// The HTTP/1 codec turns the first `Host` into the request's authority and leaves any other
 /// among the header fields, so a second one is seen here: which of two hosts a request meant
@@ -13,24 +13,21 @@ import Hummingbird
 struct HostCheckMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    /// The `Host` field, as it appears among the header fields when a request repeats it.
-    static let host = HTTPField.Name("Host")!
-
-    let allowed: AllowedHosts
+    let policy: AccessPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let authority = request.head.authority, !authority.isEmpty else {
+        switch policy.host(authority: request.head.authority, fields: request.headers) {
+        case .allowed:
+            return try await next(request, context)
+        case .missing:
             throw ServerError.badRequest("the request has no Host header", code: "host_required")
-        }
-        guard request.headers[Self.host] == nil else {
+        case .repeated:
             throw ServerError.badRequest("the request names more than one host (two Host headers, or a Host that differs from "
                                              + "the host in its target); send one", code: "host_repeated")
-        }
-        guard allowed.allows(authority: authority) else {
+        case .notAllowed:
             throw ServerError(.misdirectedRequest, code: "host_not_allowed",
                               message: "this server does not answer to the host name in the request; "
                                   + "its operator can allow it with --allowed-host or --public-url")
         }
-        return try await next(request, context)
     }
 }

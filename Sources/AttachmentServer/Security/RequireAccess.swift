@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 
-/// Guards the routes of one group: when the server has a token, a request must have been
-/// authenticated (bearer or session) with a scope that covers ``scope``. It runs on the matched
+/// Guards the routes of one group: the ``AccessPolicy`` decides, from the scope the request was
+/// authenticated with (bearer or session), whether it covers ``scope``. It runs on the matched
 /// route, after routing, so no spelling of a path (`//`, `/./`, `%2F`) reaches a handler around it.
 struct RequireAccess: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -16,14 +16,17 @@ struct RequireAccess: RouterMiddleware {
     }
 
     let scope: AccessScope
-    let tokens: AccessTokens
+    let policy: AccessPolicy
     let refusal: Refusal
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard tokens.areRequired else { return try await next(request, context) }
-        if let principal = context.identity {
-            guard principal.scope.covers(scope) else { throw ServerError.insufficientScope(principal.scope) }
+        switch policy.access(context.identity?.scope, required: scope) {
+        case .allowed:
             return try await next(request, context)
+        case .insufficient(let presented):
+            throw ServerError.insufficientScope(presented)
+        case .needsCredentials:
+            break
         }
         switch refusal {
         case .unauthorized:
