@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "AttachmentServer",
             dependencies: [
-                "AttachmentStore", "AttachmentSync", "CatalogSQL", "CZlib",
+                "AttachmentStore", "AttachmentSync", "AsyncCoordination", "CatalogSQL", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -285,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "AttachmentServerTests",
             dependencies: [
-                "AttachmentServer", "AttachmentStore", "AttachmentSync", "AttachmentClient", "TestSupport", "CatalogSQL",
+                "AttachmentServer", "AttachmentStore", "AttachmentSync", "AttachmentClient", "AsyncCoordination", "TestSupport", "CatalogSQL",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,3 +1,4 @@
+import AsyncCoordination
 import AsyncHTTPClient
 import AttachmentStore
 import Logging
@@ -44,16 +45,25 @@ public struct PeerSyncService: Service {
     let configuration: Configuration
     let http: HTTPClient
     let logger: Logger
+    let clock: LoopClock
 
-    /// A service syncing `store` with `configuration.peers`, fetching bytes through `fetcher`.
+    /// A service syncing `store` with `configuration.peers`, fetching bytes through `fetcher`,
+    /// pacing its rounds and back-off on `clock` (the system's, unless a test drives one).
     public init(store: AttachmentStore, fetcher: BlobFetcher, configuration: Configuration, ledger: PeerSyncLedger = PeerSyncLedger(),
-                http: HTTPClient = PeerHTTPClient.system, logger: Logger = Logger(label: "attachment-sync")) {
+                http: HTTPClient = PeerHTTPClient.system, logger: Logger = Logger(label: "attachment-sync"),
+                clock: some Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.fetcher = fetcher
         self.ledger = ledger
         self.configuration = configuration
         self.http = http
         self.logger = logger
+        self.clock = LoopClock(clock)
+    }
+
+    /// The pacing of one peer's loop under this configuration.
+    private var pacing: RoundPacing {
+        RoundPacing(interval: configuration.interval, maximumBackoff: configuration.maximumBackoff, wait: configuration.wait)
     }
 
     public func run() async throws {
@@ -68,10 +78,9 @@ public struct PeerSyncService: Service {
     }
 
     private func syncForever(with peer: Peer) async {
-        var backoff = configuration.interval
-        var lastCursor: Int64?
+        var pacing = self.pacing
         while !Task.isCancelled {
-            let started = ContinuousClock.now
+            let started = clock.now
             let pause: Duration
             do {
                 var round = SyncRound(peer: peer, http: http)
@@ -85,25 +94,15 @@ public struct PeerSyncService: Service {
                                                       "remoteBlobs": "\(report.applied.newRemoteBlobs)"])
                 }
                 try await fetchAhead(from: peer)
-                // A round that moved the cursor, or that the peer held (it answers as soon as it
-                // has a change), is followed at once; any other waits out the rest of the
-                // interval, so a peer that does not hold requests, or that sends the same changes
-                // again, is asked no more often than every interval.
-                let took = ContinuousClock.now - started
-                let moved = report.changes > 0 && report.cursor > (lastCursor ?? -1)
-                let held = configuration.wait > .zero && took >= configuration.wait / 2
-                pause = moved || held ? .zero : max(.zero, configuration.interval - took)
-                lastCursor = report.cursor
-                backoff = configuration.interval
+                pause = pacing.afterPull(took: clock.now - started, changes: report.changes, cursor: report.cursor)
             } catch is CancellationError {
                 return
             } catch {
                 ledger.record(failure: error, peer: peer.description)
-                backoff = min(backoff * 2, configuration.maximumBackoff)
-                pause = backoff
-                logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(backoff)"])
+                pause = pacing.afterFailure()
+                logger.warning("sync round failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(pause)"])
             }
-            if pause > .zero { try? await Task.sleep(for: pause) }
+            try? await clock.sleep(for: pause)
         }
     }
 
@@ -112,7 +111,7 @@ public struct PeerSyncService: Service {
     /// peer is unreachable. Changes pulled from the peer go back to it once and are ignored
     /// there. Ends, with a warning, when the peer refuses pushes.
     private func pushForever(to peer: Peer) async {
-        var backoff = configuration.interval
+        var pacing = self.pacing
         while !Task.isCancelled {
             let pause: Duration
             do {
@@ -127,8 +126,7 @@ public struct PeerSyncService: Service {
                 if report.applied.notesApplied + report.applied.attachmentsApplied + report.applied.deletionsApplied > 0 || report.blobsSent > 0 {
                     logger.info("pushed", metadata: ["peer": "\(peer)", "changes": "\(report.changes)", "originals": "\(report.blobsSent)"])
                 }
-                backoff = configuration.interval
-                pause = .zero
+                pause = pacing.afterPush()
             } catch is CancellationError {
                 return
             } catch SyncError.peerRefused(_, let status, let message) where [401, 403, 404, 405].contains(status) {
@@ -137,11 +135,10 @@ public struct PeerSyncService: Service {
                 ])
                 return
             } catch {
-                backoff = min(backoff * 2, configuration.maximumBackoff)
-                pause = backoff
-                logger.warning("push failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(backoff)"])
+                pause = pacing.afterFailure()
+                logger.warning("push failed; retrying later", metadata: ["peer": "\(peer)", "error": "\(error)", "retryIn": "\(pause)"])
             }
-            if pause > .zero { try? await Task.sleep(for: pause) }
+            try? await clock.sleep(for: pause)
         }
     }
 

@@ -1,3 +1,4 @@
+import AsyncCoordination
 import AttachmentStore
 import Foundation
 import Logging
@@ -15,10 +16,15 @@ struct ScrubService: Service {
     let metrics: ServerMetrics
     let logger: Logger
     var minimumPassInterval: Duration = .seconds(10)
+    /// The clock the pauses are waited on (the system's, unless a test drives one).
+    var clock = LoopClock.continuous
+
+    /// The pacing these settings give.
+    var pacing: ScrubPacing { ScrubPacing(bytesPerSecond: bytesPerSecond, minimumPassInterval: minimumPassInterval) }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            let clock = ContinuousClock()
+            let pacing = self.pacing
             var pass = (started: clock.now, date: Date(), blobs: 0, bytes: Int64(0), damaged: 0, repaired: 0)
             while !Task.isCancelled {
                 let started = clock.now
@@ -30,21 +36,19 @@ struct ScrubService: Service {
                     pass.bytes += report.bytesChecked
                     pass.damaged += report.quarantined.count
                     pass.repaired += report.repaired.count
-                    let owed = Duration.seconds(Double(report.bytesChecked) / Double(bytesPerSecond)) - (clock.now - started)
-                    if owed > .zero { try await Task.sleep(for: owed) }
+                    try await clock.sleep(for: pacing.pause(afterStepOf: report.bytesChecked, took: clock.now - started))
                     if report.passFinished {
                         logger.info("scrub pass finished", metadata: [
                             "blobs": "\(pass.blobs)", "bytes": "\(pass.bytes)", "damaged": "\(pass.damaged)", "repaired": "\(pass.repaired)",
                         ])
-                        let next = pass.started + minimumPassInterval
-                        if next > clock.now { try await Task.sleep(until: next) }
+                        try await clock.sleep(for: pacing.pause(afterPassThatStarted: clock.now - pass.started))
                         pass = (clock.now, Date(), 0, 0, 0, 0)
                     }
                 } catch is CancellationError {
                     return
                 } catch {
                     logger.warning("scrub step failed; trying again shortly", metadata: ["error": "\(error)"])
-                    try? await Task.sleep(for: .seconds(5))
+                    try? await clock.sleep(for: pacing.retryAfterFailure)
                 }
             }
         }
