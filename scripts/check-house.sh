@@ -5,7 +5,9 @@
 # 1. A facade file of the core (Sources/AttachmentStore/**/AttachmentStore+*.swift) only
 #    orchestrates: no SQL text, no GRDB, no POSIX call, no FileManager. Queries live on the
 #    record types in Catalog/, file handling in Support/ and the subsystem folders.
-# 2. The libraries name no command-line flag and no `attach` command in what they say: the
+# 2. Every decision that depends on where the originals live (files, catalog, object store) is
+#    made in Sources/AttachmentStore/Blobs/Backends/ and asked by name elsewhere.
+# 3. The libraries name no command-line flag and no `attach` command in what they say: the
 #    advice that names one is the CLI's (Sources/attach/Support/ErrorHint.swift).
 set -u
 cd "$(dirname "$0")/.."
@@ -32,9 +34,15 @@ breach "a facade file makes a POSIX call or uses FileManager (use POSIXFile in S
     "$(code_lines '\bFileManager\b|\berrno\b|(^|[^.A-Za-z])(open|close|unlink|rename|stat|lstat|access|chmod|fsync|flock|mkdir|opendir|ftruncate)\(' $facades |
         grep -v 'open(at:')"
 
+breach "a placement decision outside Blobs/Backends/ (ask BlobPlacement or the backend by name: keepsOriginalsAsFiles, …)" \
+    "$(code_lines 'placement\s*(==|!=)|(==|!=)\s*(\.|BlobPlacement\.)(objectStore|catalog|files)\b' \
+        $(find Sources/AttachmentStore -name '*.swift' -not -path 'Sources/AttachmentStore/Blobs/Backends/*' | sort))"
+
 libraries="Sources/AttachmentStore Sources/AttachmentSync Sources/CatalogSQL Sources/AttachmentS3 Sources/AttachmentPostgres Sources/S3Client Sources/Imaging"
 breach "a library names a command-line flag or an attach command in a message (hints are the CLI's: ErrorHint)" \
     "$(code_lines '"[^"]*(--[a-z][a-z-]+|`attach [a-z]+)' $(find $libraries -name '*.swift' | sort))"
 
-if [ $status -eq 0 ]; then echo "check-house: $(echo "$facades" | wc -l) facade files orchestrate only; no flag text in the libraries"; fi
+if [ $status -eq 0 ]; then
+    echo "check-house: $(echo "$facades" | wc -l) facade files orchestrate only; placement decided in Blobs/Backends/; no flag text in the libraries"
+fi
 exit $status

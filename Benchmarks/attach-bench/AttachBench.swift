@@ -43,7 +43,7 @@ extension AttachBench {
 
         func run() async throws {
             var configuration = AttachmentStore.Configuration()
-            configuration.blobPlacement = strategy == .inline ? .catalog : .files
+            configuration.originals = strategy == .inline ? .catalog : .files
             configuration.thumbnails.generateAfterImport = false
             let store = try await AttachmentStore.create(at: URL(filePath: store), configuration: configuration)
             let clock = ContinuousClock()

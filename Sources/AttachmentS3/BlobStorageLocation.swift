@@ -9,7 +9,7 @@ import S3Client
 /// ```swift
 /// var configuration = AttachmentStore.Configuration()
 /// let s3 = try S3Configuration.fromEnvironment()
-/// configuration.objectStore = BlobStorageLocation.s3(s3, prefix: "photos").objectStore()
+/// configuration.originals = BlobStorageLocation.s3(s3, prefix: "photos").originals()
 /// ```
 public enum BlobStorageLocation: Sendable, Equatable, CustomStringConvertible {
     /// Files in the store folder.
@@ -18,6 +18,12 @@ public enum BlobStorageLocation: Sendable, Equatable, CustomStringConvertible {
     case directory(URL)
     /// Objects in an S3 bucket under `prefix`.
     case s3(S3Configuration, prefix: String)
+
+    /// Where a store configured with this location keeps its originals (for
+    /// `AttachmentStore.Configuration.originals`).
+    public func originals() -> OriginalsLocation {
+        objectStore().map(OriginalsLocation.objectStore) ?? .files
+    }
 
     /// The object store this location names; `nil` for files in the store folder.
     public func objectStore() -> (any BlobObjectStore)? {

@@ -73,7 +73,7 @@ extension ServerDependencies {
                      readiness: ServerReadiness = ServerReadiness()) async throws -> ServerDependencies {
         var storeConfiguration = AttachmentStore.Configuration()
         storeConfiguration.logger = configuration.logger
-        storeConfiguration.objectStore = configuration.objectStore
+        if let objectStore = configuration.objectStore { storeConfiguration.originals = .objectStore(objectStore) }
         storeConfiguration.catalogDatabase = configuration.catalogDatabase
         storeConfiguration.peerLimits.maxBlobBytes = configuration.maxUploadBytes
         storeConfiguration.peerLimits.maxClockSkew = configuration.maxClockSkew

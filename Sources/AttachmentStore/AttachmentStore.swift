@@ -20,18 +20,21 @@ public final class AttachmentStore: Sendable {
     public struct Configuration: Sendable {
         /// How long a write waits for another process's transaction before failing. Default 30 s.
         public var busyTimeout: TimeInterval = 30
-        /// Where a store created with this configuration keeps original bytes. Default
-        /// ``BlobPlacement/files``. Ignored when opening an existing store.
-        public var blobPlacement = BlobPlacement.files
+        /// Where a store created with this configuration keeps original bytes: files (the
+        /// default), the catalog, or an object store. An existing store keeps the placement it
+        /// was created with, and one created with an object store must be opened with the same
+        /// one (its ``BlobObjectStore/location``).
+        public var originals = OriginalsLocation.files
+
+        /// The placement ``originals`` gives a new store.
+        public var blobPlacement: BlobPlacement { originals.placement }
         /// The catalog's database when it is not the store folder's own SQLite file: PostgreSQL
         /// shared by several servers (`PostgresCatalogDatabase` in `AttachmentPostgres`).
         /// Default `nil`: `catalog.sqlite` in the store folder. With one, the store folder holds
         /// only this server's staging area and caches, and is created when missing.
         public var catalogDatabase: (any SQLDatabase)?
-        /// Where original bytes live when not in the store folder: an object store such as an S3
-        /// bucket. Default `nil`: files (or ``blobPlacement``). A store created with one records
-        /// its ``BlobObjectStore/location`` and must be opened with the same one afterwards.
-        public var objectStore: (any BlobObjectStore)?
+        /// The object store of ``originals``, when the originals live in one (an S3 bucket).
+        public var objectStore: (any BlobObjectStore)? { originals.objectStore }
         /// How long an ingest's claim on a blob it is uploading to the object store protects
         /// that object from another process's `gc`. Default one hour; an upload taking longer
         /// renews nothing, so keep it above the longest upload.
@@ -89,8 +92,8 @@ public final class AttachmentStore: Sendable {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
-        let blobs = BlobStore(root: layout.root, syncsStagedBlobs: catalog.placement != .catalog,
-                              installsFiles: catalog.placement == .files)
+        let blobs = BlobStore(root: layout.root, syncsStagedBlobs: catalog.placement.syncsStagedBlobs,
+                              installsFiles: catalog.placement.keepsOriginalsAsFiles)
         self.blobs = blobs
         self.backend = BlobBackends.make(
             for: catalog.placement, objectStore: configuration.objectStore,

@@ -7,9 +7,14 @@ import TestSupport
 @Suite("Both local blob placements keep the store's promises", .timeLimit(.minutes(2)),
        .disabled(if: StoreFixture.usesObjectStore, "compares the two local placements; the object-store run has its own suite"))
 struct BlobPlacementTests {
+    /// The location of a local placement.
+    static func originals(_ placement: BlobPlacement) -> OriginalsLocation {
+        placement == .catalog ? .catalog : .files
+    }
+
     static func fixture(_ placement: BlobPlacement) async throws -> StoreFixture {
         var configuration = AttachmentStore.Configuration()
-        configuration.blobPlacement = placement
+        configuration.originals = originals(placement)
         return try await StoreFixture(configuration: configuration)
     }
 
@@ -37,7 +42,7 @@ struct BlobPlacementTests {
         #expect(try await store.verify().isClean)
         await #expect(throws: AttachmentStore.Error.attachmentNotFound(other.id.rawValue)) { try await store.original(of: other.id) }
 
-        let reopened = try await fixture.reopen { $0.blobPlacement = placement == .files ? .catalog : .files }
+        let reopened = try await fixture.reopen { $0.originals = placement == .files ? .catalog : .files }
         #expect(reopened.blobPlacement == placement, "an existing store keeps the placement it was created with")
         let blobFiles = Files.tree(fixture.storeURL.appending(path: "blobs"))
         #expect(blobFiles.count == (placement == .files ? 1 : 0))

@@ -51,7 +51,7 @@ struct ObjectStoreTests {
 
     static func fixture(_ objectStore: any BlobObjectStore) async throws -> StoreFixture {
         var configuration = AttachmentStore.Configuration()
-        configuration.objectStore = objectStore
+        configuration.originals = .objectStore(objectStore)
         configuration.thumbnails.generateAfterImport = false
         return try await StoreFixture(configuration: configuration)
     }
@@ -136,7 +136,7 @@ struct ObjectStoreTests {
     func uploadInFlightSurvivesGarbageCollection() async throws {
         let gated = GatedObjectStore(try Self.s3("lease"))
         let fixture = try await Self.fixture(gated)
-        let other = try await fixture.reopen { $0.objectStore = gated.base }
+        let other = try await fixture.reopen { $0.originals = .objectStore(gated.base) }
         let note = try await fixture.store.createNote(title: "slow upload")
         let source = try Corpus.file("good/Dune.jpg")
         let ingest = Task { try await fixture.store.addAttachment(to: note.id, fromFile: source) }
@@ -168,7 +168,7 @@ struct ObjectStoreTests {
     func blobLocationIsChecked() async throws {
         let fixture = try await Self.fixture(try Self.s3("mismatch"))
         await #expect {
-            try await fixture.reopen { $0.objectStore = nil }
+            try await fixture.reopen { $0.originals = .files }
         } throws: { error in
             guard case AttachmentStore.Error.blobStorageMismatch = error else { return false }
             return true
@@ -176,7 +176,7 @@ struct ObjectStoreTests {
         let files = try TemporaryDirectory("files")
         _ = try await AttachmentStore.create(at: files.appending("store"))
         var configuration = AttachmentStore.Configuration()
-        configuration.objectStore = try Self.s3("mismatch-files")
+        configuration.originals = .objectStore(try Self.s3("mismatch-files"))
         await #expect {
             try await AttachmentStore.open(at: files.appending("store"), configuration: configuration)
         } throws: { error in

@@ -25,7 +25,9 @@ public struct StoreFixture: Sendable {
         directory = try TemporaryDirectory(label)
         var configuration = configuration
         if configuration.objectStore == nil, configuration.blobPlacement == .files {
-            configuration.objectStore = try Self.testObjectStore(label: label, beside: directory.appending("shared-blobs"))
+            if let objectStore = try Self.testObjectStore(label: label, beside: directory.appending("shared-blobs")) {
+                configuration.originals = .objectStore(objectStore)
+            }
         }
         if configuration.catalogDatabase == nil, Self.usesPostgres {
             configuration.catalogDatabase = try await Self.testCatalog(label: label)

@@ -3,7 +3,7 @@ import Foundation
 /// A durable home for original bytes outside the store directory — an object store such as an
 /// S3 bucket — with one object per blob, named by its content hash.
 ///
-/// A store configured with one (``AttachmentStore/Configuration/objectStore``) keeps only its
+/// A store configured with one (``AttachmentStore/Configuration/originals``) keeps only its
 /// catalog, its staging folder and derived caches on local disk. The store decides when to
 /// upload, read and delete; implementations only move bytes, and must be safe to call from
 /// any task at once. Several stores (several servers) may share one object store: the

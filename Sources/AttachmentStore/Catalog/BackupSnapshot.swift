@@ -34,7 +34,7 @@ struct BackupSnapshot {
             }
             let placement = try StoreSetting.value("blobPlacement", in: transaction)
             let unreferenced = Set(try BlobRecord.unreferenced(in: transaction).map(\.hash))
-            let originals = placement == BlobPlacement.catalog.rawValue ? [] : try BlobRecord.all(in: .present, in: transaction)
+            let originals = placement.flatMap(BlobPlacement.init(rawValue:))?.keepsOriginalsInCatalog == true ? [] : try BlobRecord.all(in: .present, in: transaction)
                 .filter { !unreferenced.contains($0.hash) }
                 .map { Original(hash: try $0.validatedHash, byteCount: $0.byteCount) }
             let counts = try StoreStatistics(catalog: transaction)

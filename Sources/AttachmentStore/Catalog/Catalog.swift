@@ -51,23 +51,20 @@ final class Catalog: Sendable {
         """
 
     /// Opens the catalog in `database` (already migrated); a new catalog records `placement`
-    /// and `objectStore` (a ``BlobObjectStore/location``), and an existing one must be opened
-    /// with the same object store.
+    /// and `objectStore` (a ``BlobObjectStore/location``, given exactly when `placement` is
+    /// ``BlobPlacement/objectStore``), and an existing one must be opened with the same object store.
     /// - Throws: ``AttachmentStore/Error/blobStorageMismatch(recorded:given:)``,
-    ///   ``AttachmentStore/Error/invalidArgument(_:)``, catalog errors.
+    ///   catalog errors.
     static func open(_ database: any SQLDatabase, placement requested: BlobPlacement, objectStore location: String?) async throws -> Catalog {
-        if requested == .objectStore && location == nil {
-            throw AttachmentStore.Error.invalidArgument("objectStore placement needs an object store (Configuration.objectStore)")
-        }
-        let wanted = location == nil ? requested : .objectStore
         // One write transaction, also when everything is recorded already: a read first was
         // tried, and met the race `SQLiteCatalogDatabase.oneOpeningAtATime` now prevents.
         let (recorded, recordedLocation, peer, latest) = try await mapped {
             try await database.write { db in
                 // A store that already holds blobs predates the setting: its bytes are files.
                 let hasBlobs = try db.queryOne("SELECT EXISTS (SELECT 1 FROM blob) AS found")?.bool("found") ?? false
-                let placement = try StoreSetting.recordOnce("blobPlacement", hasBlobs ? BlobPlacement.files.rawValue : wanted.rawValue, in: db)
-                let recordedLocation = placement == BlobPlacement.objectStore.rawValue
+                let placement = try StoreSetting.recordOnce(
+                    "blobPlacement", BlobPlacement.toRecord(asked: requested, catalogHasBlobs: hasBlobs).rawValue, in: db)
+                let recordedLocation = BlobPlacement(rawValue: placement)?.recordsLocation == true
                     ? try StoreSetting.recordOnce("objectStoreLocation", location ?? "", in: db) : nil
                 let peer = try StoreSetting.recordOnce("peerID", UUID().uuidString.lowercased(), in: db)
                 let latest = try db.queryOne(Self.latestClockQuery)?.string("latest")
@@ -75,11 +72,7 @@ final class Catalog: Sendable {
             }
         }
         let placement = BlobPlacement(rawValue: recorded) ?? .files
-        if placement == .objectStore || location != nil, recordedLocation != location {
-            throw AttachmentStore.Error.blobStorageMismatch(
-                recorded: recordedLocation.map { "the object store \($0)" } ?? (placement == .catalog ? "its catalog" : "files in the store folder"),
-                given: location.map { "the object store \($0)" } ?? "no object store")
-        }
+        if let mismatch = placement.mismatch(recordedLocation: recordedLocation, given: location) { throw mismatch }
         return Catalog(database: database, placement: placement, peerID: peer, latestClock: latest.map(ClockStamp.init(rawValue:)))
     }
 

@@ -55,7 +55,7 @@ extension AttachmentStore {
     /// - Throws: ``Error/damagedCatalogRow(_:)``, ``Error/notAStore(path:reason:)`` naming a link.
     private func refuseDamagedBackup() async throws {
         try await catalog.refuseMalformedBlobHashes()
-        guard backend.placement == .files else { return }
+        guard backend.placement.keepsOriginalsAsFiles else { return }
         let present = try await catalog.read { db in try BlobRecord.all(in: .present, in: db) }
         let hashes = try present.map { record throws(Error) in try record.validatedHash }
         let blobs = self.blobs
@@ -79,7 +79,7 @@ extension AttachmentStore {
             report.blobs = snapshot.blobs.count
             report.blobBytes = snapshot.blobs.reduce(0) { $0 + $1.byteCount }
             if try await copyOriginals(snapshot.blobs, into: backupBlobs, report: &report, progress: progress) {
-                let placingFiles = backend.placement == .objectStore
+                let placingFiles = backend.placement.backupTurnsOriginalsIntoFiles
                 let (catalogBytes, removed) = try await target.writing { () throws -> (Int64, Int) in
                     let catalogBytes = try snapshot.finish(placingFiles: placingFiles)
                     try target.replaceCatalog(with: snapshotPath)

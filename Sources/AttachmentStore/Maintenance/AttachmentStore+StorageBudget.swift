@@ -49,7 +49,7 @@ extension AttachmentStore {
         var report = EvictionReport()
         let grace = configuration.evictionGrace
         try await finishInterruptedEvictions()
-        if backend.placement == .files {
+        if backend.placement.keepsOriginalsAsFiles {
             if let limit = budget.maxLocalBytes { try await evictOriginals(downTo: limit, grace: grace, report: &report) }
         } else {
             let trimmed = try await trim(layout.cachePath + "/blobs", to: budget.maxLocalBytes ?? .max, grace: grace)
@@ -143,7 +143,7 @@ extension AttachmentStore {
 
     /// Removes the files an eviction left behind when it was interrupted between its two steps.
     private func finishInterruptedEvictions() async throws {
-        guard backend.placement == .files else { return }
+        guard backend.placement.keepsOriginalsAsFiles else { return }
         let evicted = try await catalog.read { db in try BlobRecord.all(in: .evicted, in: db) }
         let blobs = self.blobs
         let hashes = try evicted.map { record throws(Error) in try record.validatedHash }

@@ -79,7 +79,7 @@ struct StoreOptions: ParsableArguments {
     /// `configuration` with the catalog `--catalog` and the object store `--blobs` name.
     func configured(_ configuration: AttachmentStore.Configuration = AttachmentStore.Configuration()) async throws -> AttachmentStore.Configuration {
         var configuration = configuration
-        configuration.objectStore = try blobLocation().objectStore()
+        configuration.originals = try blobLocation().originals()
         configuration.catalogDatabase = try await catalogDatabase()
         return configuration
     }
