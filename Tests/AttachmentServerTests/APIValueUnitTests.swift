@@ -85,11 +85,11 @@ struct APIValueUnitTests {
 
     @Test("a query integer is its default when absent and its value when in range")
     func noteQueryIntegers() throws {
-        #expect(try NoteRoutes.integer(nil, name: "limit", default: 50, range: 1...200) == 50)
-        #expect(try NoteRoutes.integer("1", name: "limit", default: 50, range: 1...200) == 1)
-        #expect(try NoteRoutes.integer("200", name: "limit", default: 50, range: 1...200) == 200)
-        #expect(try NoteRoutes.integer("0", name: "offset", default: 0, range: 0...Int(Int32.max)) == 0)
-        #expect(try NoteRoutes.integer("2147483647", name: "offset", default: 0, range: 0...Int(Int32.max)) == Int(Int32.max))
+        #expect(try QueryInteger.parse(nil, name: "limit", default: 50, range: 1...200) == 50)
+        #expect(try QueryInteger.parse("1", name: "limit", default: 50, range: 1...200) == 1)
+        #expect(try QueryInteger.parse("200", name: "limit", default: 50, range: 1...200) == 200)
+        #expect(try QueryInteger.parse("0", name: "offset", default: 0, range: 0...Int(Int32.max)) == 0)
+        #expect(try QueryInteger.parse("2147483647", name: "offset", default: 0, range: 0...Int(Int32.max)) == Int(Int32.max))
     }
 
     @Test("a note or attachment query integer out of range or not a number is a 400 invalid_query naming the parameter", arguments: [
@@ -97,7 +97,7 @@ struct APIValueUnitTests {
     ])
     func badNoteQueryIntegers(text: String) {
         do {
-            _ = try NoteRoutes.integer(text, name: "limit", default: 50, range: 1...200)
+            _ = try QueryInteger.parse(text, name: "limit", default: 50, range: 1...200)
             Issue.record("\(text) accepted")
         } catch let error as ServerError {
             #expect(error.status == .badRequest && error.code == "invalid_query")

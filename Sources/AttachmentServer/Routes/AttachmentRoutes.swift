@@ -33,7 +33,7 @@ struct AttachmentRoutes {
     }
 
     @Sendable func facts(_ request: Request, context: AppRequestContext) async throws -> CaptureFactsResource {
-        let facts = try await store.captureFacts(of: try Self.attachmentID(context))
+        let facts = try await store.captureFacts(of: try context.attachmentID())
         return CaptureFactsResource(capturedAt: facts.capturedAt, camera: facts.camera, lens: facts.lens)
     }
 
@@ -46,14 +46,14 @@ struct AttachmentRoutes {
             }
             return state
         }
-        let note = try NoteRoutes.noteID(context)
+        let note = try context.noteID()
         let query = request.uri.queryParameters
-        let after = try query.get("after").map { try NoteRoutes.integer($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
+        let after = try query.get("after").map { try QueryInteger.parse($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
         guard query.get("limit") != nil || after != nil else {
             let attachments = try await store.attachments(of: note)
             return AttachmentList(attachments: attachments.filter { wanted == nil || $0.state == wanted }.map(resource))
         }
-        let limit = try NoteRoutes.integer(query.get("limit"), name: "limit", default: Self.defaultLimit, range: 1...Self.maximumLimit)
+        let limit = try QueryInteger.parse(query.get("limit"), name: "limit", default: Self.defaultLimit, range: 1...Self.maximumLimit)
         let page = try await store.attachments(of: note, after: after, limit: limit)
         var next: String?
         if page.count == limit, let last = page.last {
@@ -70,7 +70,7 @@ struct AttachmentRoutes {
     /// A JSON body (``OriginalReference``) attaches bytes the server already holds, by hash; a request
     /// speaking the IETF resumable-upload draft becomes a resumable upload (``ResumableUploadDraftRoutes``).
     @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let note = try NoteRoutes.noteID(context)
+        let note = try context.noteID()
         _ = try await store.note(note)  // 404 before reading any byte
         if OriginalReference.isSent(in: request) {
             return try await attachHeld(to: note, request: request, context: context)
@@ -111,7 +111,7 @@ struct AttachmentRoutes {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
-        resource(try await store.attachment(try Self.attachmentID(context)))
+        resource(try await store.attachment(try context.attachmentID()))
     }
 
     /// The attachment as JSON; while its bytes are coming from a peer, with how far that has come.
@@ -129,7 +129,7 @@ struct AttachmentRoutes {
     /// among its note's (clamped to the note's range; the others keep their order around it),
     /// and/or sets its alt text (`alt`, kept in its metadata; empty removes it).
     @Sendable func move(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
-        let id = try Self.attachmentID(context)
+        let id = try context.attachmentID()
         guard let change = try await JSONBody.decode(AttachmentChange.self, from: request, context: context, allowEmpty: false),
               change.noteId != nil || change.position != nil || change.alt != nil else {
             throw ServerError.badRequest("send {\"position\": N}, the place the attachment moves to (0 is first), "
@@ -156,7 +156,7 @@ struct AttachmentRoutes {
 
     /// Moves the attachment to the trash (`?purge=true`: deletes it for good, from the trash or not).
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        let id = try Self.attachmentID(context)
+        let id = try context.attachmentID()
         guard try NoteRoutes.purge(request) else {
             try await store.moveAttachmentToTrash(id)
             return .noContent
@@ -168,15 +168,11 @@ struct AttachmentRoutes {
 
     /// Replaces the bytes; id, note, position and metadata stay.
     @Sendable func replace(_ request: Request, context: AppRequestContext) async throws -> AttachmentResource {
-        let id = try Self.attachmentID(context)
+        let id = try context.attachmentID()
         _ = try await store.attachment(id)  // 404 before reading any byte
         let replaced = try await UploadReceiver(dependencies: dependencies).replaceData(of: id, from: request)
         dependencies.thumbnailResponses.removeAll(of: id)
         return AttachmentResource(replaced)
     }
 
-    /// The `{id}` path parameter as an attachment id.
-    static func attachmentID(_ context: AppRequestContext) throws -> AttachmentID {
-        AttachmentID(rawValue: try Identifier.parse(context.parameters.get("id"), kind: "attachment"))
-    }
 }

@@ -12,7 +12,7 @@ struct HeldOriginalRoute {
     }
 
     @Sendable func held(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let hash = try SyncRoutes.hash(context)
+        let hash = try context.blobHash()
         guard try await dependencies.store.holdsOriginal(hash) else { throw ServerError(AttachmentStore.Error.originalNotHeld(hash)) }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }

@@ -34,12 +34,12 @@ struct NoteHistoryRoutes {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> VersionList {
-        let versions = try await dependencies.store.noteVersions(of: try NoteRoutes.noteID(context))
+        let versions = try await dependencies.store.noteVersions(of: try context.noteID())
         return VersionList(versions: versions.map(VersionResource.init))
     }
 
     @Sendable func restore(_ request: Request, context: AppRequestContext) async throws -> NoteResource {
-        let id = try NoteRoutes.noteID(context)
+        let id = try context.noteID()
         let version = context.parameters.get("version") ?? ""
         guard try await dependencies.store.noteVersions(of: id).contains(where: { $0.version == version }) else {
             throw ServerError.notFound("note \(id) keeps no such version; list them at /api/notes/\(id)/versions", code: "version_not_found")

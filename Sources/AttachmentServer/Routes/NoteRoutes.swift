@@ -24,8 +24,8 @@ struct NoteRoutes {
     /// says where it starts, and `offset` skips that many more (see ``NoteListQuery``).
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> NotePage {
         let parameters = request.uri.queryParameters
-        let limit = try Self.integer(parameters.get("limit"), name: "limit", default: 50, range: 1...Self.maximumLimit)
-        let offset = try Self.integer(parameters.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
+        let limit = try QueryInteger.parse(parameters.get("limit"), name: "limit", default: 50, range: 1...Self.maximumLimit)
+        let offset = try QueryInteger.parse(parameters.get("offset"), name: "offset", default: 0, range: 0...Int(Int32.max))
         let query = try NoteListQuery(parameters)
         let notes = try await query.notes(from: store, limit: limit, offset: offset)
         let next = query.next(after: notes, limit: limit).map { cursor in
@@ -46,11 +46,11 @@ struct NoteRoutes {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> NoteResource {
-        NoteResource(try await store.note(try Self.noteID(context)))
+        NoteResource(try await store.note(try context.noteID()))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> NoteResource {
-        let id = try Self.noteID(context)
+        let id = try context.noteID()
         guard let change = try await JSONBody.decode(NoteChange.self, from: request, context: context, allowEmpty: false) else {
             throw ServerError.badRequest("send a JSON object with `title` and/or `body`", code: "invalid_json")
         }
@@ -59,7 +59,7 @@ struct NoteRoutes {
 
     /// Moves the note to the trash (`?purge=true`: deletes it for good, from the trash or not).
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        let id = try Self.noteID(context)
+        let id = try context.noteID()
         guard try Self.purge(request) else {
             try await store.moveNoteToTrash(id)
             return .noContent
@@ -83,20 +83,5 @@ struct NoteRoutes {
         case "true": return true
         default: throw ServerError.badRequest("`purge` must be true or false", code: "invalid_query")
         }
-    }
-
-    /// The `{id}` path parameter as a note id.
-    static func noteID(_ context: AppRequestContext) throws -> NoteID {
-        NoteID(rawValue: try Identifier.parse(context.parameters.get("id"), kind: "note"))
-    }
-
-    /// A query integer, or `fallback` when absent.
-    /// - Throws: 400 `invalid_query` when it is not a number in `range`.
-    static func integer(_ text: String?, name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
-        guard let text else { return fallback }
-        guard let value = Int(text), range.contains(value) else {
-            throw ServerError.badRequest("`\(name)` must be a whole number in \(range.lowerBound)...\(range.upperBound)", code: "invalid_query")
-        }
-        return value
     }
 }

@@ -18,7 +18,7 @@ struct OriginalRoute {
     }
 
     @Sendable func original(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let content = try await dependencies.store.original(of: try AttachmentRoutes.attachmentID(context))
+        let content = try await dependencies.store.original(of: try context.attachmentID())
         let attachment = content.attachment
         var headers: HTTPFields = [
             .cacheControl: request.uri.queryParameters.get("v") == content.hash.rawValue

@@ -23,7 +23,7 @@ struct OriginalsArchiveRoute {
 
     @Sendable func archive(_ request: Request, context: AppRequestContext) async throws -> Response {
         let store = dependencies.store
-        let noteID = try NoteRoutes.noteID(context)
+        let noteID = try context.noteID()
         let note = try await store.note(noteID)
         var chosen = try await store.attachments(of: noteID)
         if let ids = request.uri.queryParameters.get("ids") {

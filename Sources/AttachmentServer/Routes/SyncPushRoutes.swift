@@ -92,14 +92,14 @@ struct SyncPushRoutes {
     }
 
     @Sendable func blobStatus(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let status = try await dependencies.store.pushedBlobStatus(try SyncRoutes.hash(context))
+        let status = try await dependencies.store.pushedBlobStatus(try context.blobHash())
         return Response(status: .ok, headers: [
             TusProtocol.uploadOffset: String(status.offset), TusProtocol.uploadLength: String(status.byteCount), .cacheControl: "no-store",
         ])
     }
 
     @Sendable func blobBytes(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let hash = try SyncRoutes.hash(context)
+        let hash = try context.blobHash()
         let store = dependencies.store
         let status = try await store.pushedBlobStatus(hash)  // 404 before anything is read
         let offset = try TusProtocol.patchOffset(of: request)

@@ -55,7 +55,7 @@ struct SyncRoutes {
     }
 
     @Sendable func blob(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let hash = try Self.hash(context)
+        let hash = try context.blobHash()
         let file: (url: URL, byteCount: Int64)
         do {
             // A HEAD asks whether this peer holds the bytes (a peer's storage budget relies on
@@ -83,7 +83,7 @@ struct SyncRoutes {
     /// attachment). Never fetched from this server's own peers, never a peer's copy: 404
     /// `blob_not_here` when the original is not here.
     @Sendable func blobThumbnail(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let hash = try Self.hash(context)
+        let hash = try context.blobHash()
         let size = try ThumbnailRoute.size(request.uri.queryParameters.get("size"), allowed: dependencies.configuration.thumbnailSizes)
         let thumbnail: Thumbnail
         do {
@@ -94,15 +94,6 @@ struct SyncRoutes {
         return Response(status: .ok, headers: [.contentType: thumbnail.mediaType, .cacheControl: "no-store",
                                                .eTag: ThumbnailRoute.tag(hash: hash.rawValue, size: size)],
                         body: .init(byteBuffer: ByteBuffer(bytes: thumbnail.data)))
-    }
-
-    /// The `{hash}` path parameter.
-    /// - Throws: 400 `bad_hash` unless it is 64 lowercase hexadecimal characters.
-    static func hash(_ context: AppRequestContext) throws -> BlobHash {
-        guard let hash = BlobHash(rawValue: context.parameters.get("hash") ?? "") else {
-            throw ServerError.badRequest("a blob is named by 64 lowercase hexadecimal characters", code: "bad_hash")
-        }
-        return hash
     }
 
     /// The bytes, throttled to the configured peer bandwidth if there is one.

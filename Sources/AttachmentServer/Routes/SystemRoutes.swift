@@ -52,7 +52,7 @@ struct SystemRoutes {
     struct Health: ResponseCodable { var status: String }
 
     @Sendable func metrics(_ request: Request, context: AppRequestContext) async throws -> Response {
-        await ThumbnailRoute.sampleGauges(dependencies)
+        await ScrapeGauges.sample(dependencies)
         let bytes = dependencies.metrics.render()
         return Response(
             status: .ok,

@@ -18,7 +18,7 @@ struct ThumbnailRoute {
     }
 
     @Sendable func thumbnail(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try AttachmentRoutes.attachmentID(context)
+        let id = try context.attachmentID()
         let query = request.uri.queryParameters  // parsed once for both
         let size = try Self.size(query.get("size"), allowed: dependencies.configuration.thumbnailSizes)
         let version = query.get("v")
@@ -85,25 +85,5 @@ struct ThumbnailRoute {
             throw ServerError.badRequest("size must be one of \(allowed.map(String.init).joined(separator: ", "))", code: "invalid_size")
         }
         return size
-    }
-
-    /// Copies the pipeline's counters into gauges before a scrape: requests, cache hits by
-    /// level, renders (cache misses) by outcome, cancelled jobs, queue depth, jobs in flight.
-    static func sampleGauges(_ dependencies: ServerDependencies) async {
-        let statistics = dependencies.store.thumbnailStatistics
-        let metrics = dependencies.metrics
-        metrics.set(gauge: "attach_thumbnail_pipeline_requests", to: Double(statistics.requests))
-        metrics.set(gauge: "attach_thumbnail_cache_hits", to: Double(statistics.memoryHits), dimensions: [("cache", "memory")])
-        metrics.set(gauge: "attach_thumbnail_cache_hits", to: Double(statistics.diskHits), dimensions: [("cache", "disk")])
-        metrics.set(gauge: "attach_thumbnail_cache_misses", to: Double(statistics.rendersStarted))
-        metrics.set(gauge: "attach_thumbnail_coalesced", to: Double(statistics.coalesced))
-        metrics.set(gauge: "attach_thumbnail_renders", to: Double(statistics.rendersFinished), dimensions: [("result", "finished")])
-        metrics.set(gauge: "attach_thumbnail_renders", to: Double(statistics.rendersFailed), dimensions: [("result", "failed")])
-        metrics.set(gauge: "attach_thumbnail_jobs_cancelled", to: Double(statistics.jobsCancelled))
-        metrics.set(gauge: "attach_thumbnail_queue_depth", to: Double(statistics.queueDepth))
-        metrics.set(gauge: "attach_thumbnail_jobs_in_flight", to: Double(statistics.jobsInFlight))
-        for entry in dependencies.syncLedger.snapshot {
-            metrics.set(gauge: "attach_sync_invalid_changes", to: Double(entry.invalidChanges), dimensions: [("peer", entry.peer)])
-        }
     }
 }

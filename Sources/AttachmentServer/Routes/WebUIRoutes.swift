@@ -38,7 +38,7 @@ struct WebUIRoutes {
 
     @Sendable func note(_ request: Request, context: AppRequestContext) async throws -> Response {
         do {
-            let id = try NoteRoutes.noteID(context)
+            let id = try context.noteID()
             let feed = try await dependencies.store.changeFeedPosition()
             let note = try await dependencies.store.note(id)
             let gallery = try await GalleryPage.first(note: id, from: dependencies.store)
@@ -56,7 +56,7 @@ struct WebUIRoutes {
     /// the attachment's stored position, which is not its rank in a gallery that has some in the
     /// trash. 404 for a note that does not exist.
     @Sendable func galleryPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try NoteRoutes.noteID(context)
+        let id = try context.noteID()
         if let text = request.uri.queryParameters.get("attachment") {
             let attachment = AttachmentID(rawValue: try Identifier.parse(String(text), kind: "attachment"))
             _ = try await dependencies.store.note(id)  // 404 for a note that does not exist
@@ -72,7 +72,7 @@ struct WebUIRoutes {
             }
             return Self.html(GalleryPage(attachments: shown, next: nil).fragment)
         }
-        let after = try request.uri.queryParameters.get("after").map { try NoteRoutes.integer($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
+        let after = try request.uri.queryParameters.get("after").map { try QueryInteger.parse($0, name: "after", default: 0, range: 0...Int(Int32.max)) }
         return Self.html(try await GalleryPage.read(note: id, after: after, from: dependencies.store).fragment)
     }
 

@@ -69,7 +69,7 @@ struct BlobStore: Sendable {
         if !replacingExisting, isPresent(staged) { return .alreadyPresent }
         try staged.makeDurable()
         do throws(SystemError) {
-            let directory = String(destination[..<destination.lastIndex(of: "/")!])
+            let directory = POSIXFile.parentFolder(of: destination)
             try POSIXFile.makeDirectories(directory, syncing: syncingDirectory)
             if let fd = staged.fileDescriptor { fchmod(fd, 0o400) }
             guard rename(staged.temporaryPath, destination) == 0 else { throw SystemError("rename") }
@@ -200,7 +200,7 @@ struct BlobStore: Sendable {
                 if installsFiles {
                     let destination = self.path(for: staged.hash)
                     do throws(SystemError) {
-                        try POSIXFile.makeDirectories(String(destination[..<destination.lastIndex(of: "/")!]), syncing: false)
+                        try POSIXFile.makeDirectories(POSIXFile.parentFolder(of: destination), syncing: false)
                     } catch {
                         staged.release()
                         throw AttachmentStore.Error.writeFailed(path: root, cause: .system(error))

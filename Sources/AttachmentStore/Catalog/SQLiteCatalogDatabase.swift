@@ -66,7 +66,7 @@ final class SQLiteCatalogDatabase: SQLDatabase {
     /// a store nobody had open: about one round in ten, `CatalogConcurrencyTests`). Opening
     /// takes milliseconds; a process that finds the folder locked waits for them. Blocks.
     private static func oneOpeningAtATime<T>(in path: String, _ body: () throws -> T) throws -> T {
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let folder = POSIXFile.parentFolder(of: path)
         let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return try body() }
         defer { Glibc.close(fd) }

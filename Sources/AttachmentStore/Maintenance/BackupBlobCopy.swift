@@ -26,7 +26,7 @@ enum BackupBlobCopy {
             if Int64(existing.st_size) == byteCount { return .reused }
             try POSIXFile.remove(destination)
         }
-        let directory = String(destination[..<destination.lastIndex(of: "/")!])
+        let directory = POSIXFile.parentFolder(of: destination)
         try POSIXFile.makeDirectories(directory)
         if link(source, destination) == 0 {
             try POSIXFile.syncDirectory(directory)
@@ -67,7 +67,7 @@ enum BackupBlobCopy {
 
     /// Renames a finished file in the backup's `tmp/` to `destination` and syncs its folder.
     static func moveIntoPlace(_ temporary: String, _ destination: String) throws(SystemError) {
-        let directory = String(destination[..<destination.lastIndex(of: "/")!])
+        let directory = POSIXFile.parentFolder(of: destination)
         try POSIXFile.makeDirectories(directory)
         guard rename(temporary, destination) == 0 else {
             let failure = SystemError("rename \(temporary) to \(destination)")

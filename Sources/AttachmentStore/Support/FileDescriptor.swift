@@ -121,7 +121,7 @@ package enum POSIXFile {
     static func makeDirectories(_ path: String, syncing: Bool = true) throws(SystemError) {
         var isDirectory = stat()
         if stat(path, &isDirectory) == 0, (isDirectory.st_mode & S_IFMT) == S_IFDIR { return }
-        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let parent = POSIXFile.parentFolder(of: path)
         if !parent.isEmpty { try makeDirectories(parent, syncing: syncing) }
         if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir \(path)") }
         if syncing && !parent.isEmpty { try syncDirectory(parent) }
@@ -142,6 +142,12 @@ package enum POSIXFile {
 }
 
 extension POSIXFile {
+    /// The folder part of `path`: everything before its last `/` (empty for a name without
+    /// one, and for a file at the root).
+    static func parentFolder(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
     /// The names in the folder at `path` (not `.` and `..`); none when it is missing or
     /// unreadable.
     static func names(in path: String) -> [String] {

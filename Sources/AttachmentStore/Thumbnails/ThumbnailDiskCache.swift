@@ -63,7 +63,7 @@ struct ThumbnailDiskCache: Sendable {
     func store(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws {
         guard let trailer = ThumbnailFileTrailer(of: thumbnail) else { return }
         let path = path(for: key)
-        let folder = String(path[..<path.lastIndex(of: "/")!])
+        let folder = POSIXFile.parentFolder(of: path)
         try POSIXFile.makeDirectories(folder)
         let partial = path + ".part-\(UUID().uuidString.prefix(8))"
         let fd = open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)

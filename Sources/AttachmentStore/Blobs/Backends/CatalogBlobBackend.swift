@@ -38,7 +38,7 @@ struct CatalogBlobBackend: BlobBackend {
             throw AttachmentStore.Error.blobMissing(hash)
         }
         try await BlockingPool.run {
-            let folder = String(path[..<path.lastIndex(of: "/")!])
+            let folder = POSIXFile.parentFolder(of: path)
             do throws(SystemError) {
                 try POSIXFile.makeDirectories(folder)
             } catch {

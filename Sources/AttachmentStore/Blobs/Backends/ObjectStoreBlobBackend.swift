@@ -71,7 +71,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
         let destination = files.materializedPath(for: staged.hash)
         if (try? POSIXFile.status(destination)) ?? nil != nil { return .alreadyPresent }
-        let directory = String(destination[..<destination.lastIndex(of: "/")!])
+        let directory = POSIXFile.parentFolder(of: destination)
         if (try? POSIXFile.makeDirectories(directory)) != nil {
             _ = link(staged.temporaryPath, destination)
         }
@@ -94,7 +94,7 @@ struct ObjectStoreBlobBackend: BlobBackend {
     ///   object, ``AttachmentStore/Error/hashMismatch(expected:actual:)`` when its bytes are not
     ///   the blob's, ``AttachmentStore/Error/objectStore(_:)`` when the object store fails.
     private func download(_ hash: BlobHash, to path: String) async throws -> String {
-        let folder = String(path[..<path.lastIndex(of: "/")!])
+        let folder = POSIXFile.parentFolder(of: path)
         let partial = path + ".part-" + UUID().uuidString.prefix(8)
         try await BlockingPool.run {
             do throws(SystemError) {
