@@ -243,22 +243,12 @@ struct BlobStore: Sendable {
     func stage<Bytes: AsyncSequence>(bytes: Bytes, syncing: Bool = true) async throws -> StagedBlob where Bytes.Element: DataProtocol {
         let writer = try await BlockingPool.run { try makeWriter() }
         do {
-            var pending: [UInt8] = []
-            pending.reserveCapacity(Self.chunkSize)
-            for try await chunk in bytes {
-                pending.append(contentsOf: chunk)
-                if pending.count >= Self.chunkSize {
-                    let full = pending
-                    pending.removeAll(keepingCapacity: true)
-                    try await BlockingPool.run { try writer.append(full) }
-                }
+            for try await step in ChunkSteps(bytes, size: Self.chunkSize) {
+                let full = step.bytes
+                try await BlockingPool.run { try writer.append(full) }
             }
             try Task.checkCancellation()
-            let last = pending
-            return try await BlockingPool.run {
-                try writer.append(last)
-                return syncing ? try finishAndPrepare(writer) : try writer.finish()
-            }
+            return try await BlockingPool.run { syncing ? try finishAndPrepare(writer) : try writer.finish() }
         } catch {
             writer.abort()
             throw error

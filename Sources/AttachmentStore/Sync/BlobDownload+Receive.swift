@@ -44,36 +44,25 @@ extension BlobDownload {
     where Bytes.Element: DataProtocol & Sendable {
         var offset = receivedBytes
         let limit = expectedSize
-        var step: [Bytes.Element] = []
-        var stepBytes = 0
         var writing: Task<Void, any Error>?
-        func handOver() async throws {
-            try await writing?.value
-            writing = nil
-            guard stepBytes > 0 else { return }
-            let pieces = step
-            writing = Task { try await self.append(contentsOf: pieces) }
-            offset += Int64(stepBytes)
-            progress(offset, Int64(stepBytes))
-            step.removeAll(keepingCapacity: true)
-            stepBytes = 0
-        }
         do {
             do {
-                for try await piece in bytes {
-                    step.append(piece)
-                    stepBytes += piece.count
-                    if offset + Int64(stepBytes) > limit {
-                        throw SizeError.overrun(received: offset + Int64(stepBytes), expected: limit)
+                // A cut stream still delivers what arrived as a last step (see `ChunkSteps`), so
+                // it is written, and a resume starts after it.
+                for try await step in ChunkSteps(bytes, size: Self.receiveStep) {
+                    if offset + Int64(step.byteCount) > limit {
+                        throw SizeError.overrun(received: offset + Int64(step.byteCount), expected: limit)
                     }
-                    if stepBytes >= Self.receiveStep { try await handOver() }
+                    try await writing?.value
+                    let pieces = step.chunks
+                    writing = Task { try await self.append(contentsOf: pieces) }
+                    offset += Int64(step.byteCount)
+                    progress(offset, Int64(step.byteCount))
                 }
             } catch let error where !(error is AttachmentStore.Error) && !(error is SizeError) && !(error is CancellationError) {
-                try await handOver()  // keep what arrived: a resume starts after it
                 try await writing?.value
                 throw Cut(offset: offset, cause: error)
             }
-            try await handOver()
             try await writing?.value
             return offset
         } catch {

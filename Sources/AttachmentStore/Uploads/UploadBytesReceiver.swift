@@ -35,17 +35,7 @@ enum UploadBytesReceiver {
         checksum: UploadChecksum?, durable: Bool, path: String
     ) async throws -> Outcome where Bytes.Element: DataProtocol {
         var written: Int64 = 0
-        var pending: [UInt8] = []
-        pending.reserveCapacity(BlobStore.chunkSize)
         var hasher = SHA256()
-        /// Writes what is pending at the end of what was written.
-        func flush() async throws {
-            guard !pending.isEmpty else { return }
-            let piece = pending, at = start + written
-            pending.removeAll(keepingCapacity: true)
-            try await onFile(path) { try POSIXFile.writeAll(fd, piece, at: at) }
-            written += Int64(piece.count)
-        }
         /// Makes the file end at `start + kept`, durable when asked.
         func settle(keeping kept: Int64) async throws -> Int64 {
             try await onFile(path) {
@@ -55,22 +45,24 @@ enum UploadBytesReceiver {
             return kept
         }
         do {
-            for try await chunk in bytes {
-                guard written + Int64(pending.count) + Int64(chunk.count) <= room else {
+            // A cut stream still delivers what arrived as a last step (see `ChunkSteps`), so every
+            // byte hashed is written before the failure is seen below.
+            for try await step in ChunkSteps(bytes, size: BlobStore.chunkSize) {
+                guard written + Int64(step.byteCount) <= room else {
                     throw AttachmentStore.Error.upload(.exceedsLength(declaredLength))
                 }
-                chunk.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) } ?? hasher.update(data: Array(chunk))
-                pending.append(contentsOf: chunk)
-                if pending.count >= BlobStore.chunkSize { try await flush() }
+                let piece = step.bytes, at = start + written
+                hasher.update(data: piece)
+                try await onFile(path) { try POSIXFile.writeAll(fd, piece, at: at) }
+                written += Int64(piece.count)
             }
         } catch let error as AttachmentStore.Error where error.isWriteFailure {
             _ = try await settle(keeping: 0)
             throw error
         } catch {
             // Cut off: without a checksum what arrived counts; with one, or when the client sent
-            // too much, none of this request does. Every byte hashed was flushed below.
+            // too much, none of this request does. Every byte hashed was written.
             let keep = checksum == nil && !(error is AttachmentStore.Error)
-            if keep { try await flush() }
             let kept = try await settle(keeping: keep ? written : 0)
             return Outcome(kept: kept, hash: kept > 0 ? BlobHash(digest: hasher.finalize()) : nil, failure: error)
         }
@@ -79,7 +71,6 @@ enum UploadBytesReceiver {
             _ = try await settle(keeping: 0)
             return Outcome(kept: 0, hash: nil, failure: AttachmentStore.Error.upload(.checksumMismatch))
         }
-        try await flush()
         let kept = try await settle(keeping: written)
         return Outcome(kept: kept, hash: kept > 0 ? BlobHash(digest: digest) : nil, failure: nil)
     }
