@@ -2,23 +2,44 @@ import AttachmentStore
 import Foundation
 import Hummingbird
 
-/// A note as the JSON API shows it.
+/// A note as the JSON API shows it: the ``Note`` itself (its fields read through it:
+/// `resource.title`) and its address. The JSON keys are the API's contract (`openapi.yaml`) and
+/// are written here once, by ``CodingKeys``; the id is the note's UUID as text.
+@dynamicMemberLookup
 struct NoteResource: ResponseCodable, Equatable {
-    var id: String
-    var title: String
-    var body: String
-    var createdAt: Date
-    var updatedAt: Date
-    /// Where the note lives in the API.
-    var url: String
+    /// The note.
+    let note: Note
 
     init(_ note: Note) {
-        id = note.id.rawValue
-        title = note.title
-        body = note.body
-        createdAt = note.createdAt
-        updatedAt = note.updatedAt
-        url = "/api/notes/\(note.id.rawValue)"
+        self.note = note
+    }
+
+    /// The note's id as the API writes it.
+    var id: String { note.id.rawValue }
+    /// Where the note lives in the API.
+    var url: String { "/api/notes/\(note.id.rawValue)" }
+
+    /// The note's own fields.
+    subscript<Value>(dynamicMember field: KeyPath<Note, Value>) -> Value { note[keyPath: field] }
+
+    private enum CodingKeys: String, CodingKey { case id, title, body, createdAt, updatedAt, url }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(note.title, forKey: .title)
+        try container.encode(note.body, forKey: .body)
+        try container.encode(note.createdAt, forKey: .createdAt)
+        try container.encode(note.updatedAt, forKey: .updatedAt)
+        try container.encode(url, forKey: .url)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        note = Note(id: NoteID(rawValue: try container.decode(String.self, forKey: .id)),
+                    title: try container.decode(String.self, forKey: .title), body: try container.decode(String.self, forKey: .body),
+                    createdAt: try container.decode(Date.self, forKey: .createdAt),
+                    updatedAt: try container.decode(Date.self, forKey: .updatedAt))
     }
 }
 
