@@ -53,6 +53,6 @@ extension AttachmentStore {
         }
         // An object store's object goes under a deletion claim, unless an ingest of the same
         // bytes is uploading it meanwhile (then that ingest's row keeps it, or a later gc takes it).
-        if let orphaned { try await backend.removeStored(orphaned) }
+        if let orphaned, let uploading = backend as? any UploadingBlobBackend { try await uploading.removeStored(orphaned) }
     }
 }

@@ -87,34 +87,19 @@ extension AttachmentStore {
         _ blob: IngestedBlob, into note: NoteID? = nil, _ body: @escaping @Sendable (any SQLTransaction) throws -> T
     ) async throws -> T {
         let result: Result<T, Swift.Error>
-        var claim: BlobUploadClaim?
-        let backend = self.backend
         let catalog = self.catalog
         let locks = note.map { [CatalogLock.note($0), .blob(blob.staged.hash)] }
-        func write<V: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> V) async throws -> V {
-            if let locks { try await catalog.write(locking: locks, body) } else { try await catalog.write(body) }
-        }
         do {
-            // Content the object store already holds needs no upload and no claim: referencing
-            // it in the same transaction that finds its row present keeps any gc away from it.
-            if backend.uploadsBeforeCommit, let done = try await write({ db -> T? in
-                guard try BlobRecord.isPresent(blob.staged.hash.rawValue, in: db) else { return nil }
-                return try body(db)
-            }) {
-                try? await BlockingPool.run { blob.staged.release() }
-                return done
+            if let uploading = backend as? any UploadingBlobBackend {
+                result = .success(try await uploading.committing(blob.staged, locks: locks, body))
+            } else if let locks {
+                result = .success(try await catalog.write(locking: locks, body))
+            } else {
+                result = .success(try await catalog.write(body))
             }
-            claim = try await backend.claimAndUpload(blob.staged)
-            result = .success(try await write { [claim] db in
-                let value = try body(db)
-                if let claim { try BlobLease.release(blob.staged.hash, holder: claim.holder, in: db) }
-                return value
-            })
-            claim = nil
         } catch {
             result = .failure(error)
         }
-        if let claim { await backend.abandon(claim, of: blob.staged.hash) }
         try? await BlockingPool.run { blob.staged.release() }
         return try result.get()
     }

@@ -7,7 +7,7 @@ extension AttachmentStore {
     /// Where this store keeps its uploads: the catalog and the object store when its originals
     /// live in one (so every server of the store shares them), else `uploads/`.
     var uploadStaging: any UploadStaging {
-        if let objectStore = configuration.objectStore {
+        if let objectStore = configuration.objectStore, let backend = backend as? any UploadingBlobBackend {
             return SharedUploadStaging(catalog: catalog, backend: backend, objectStore: objectStore, layout: layout,
                                        logger: configuration.logger)
         }

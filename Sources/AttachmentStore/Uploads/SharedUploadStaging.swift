@@ -22,7 +22,7 @@ struct SharedUploadStaging: UploadStaging {
     static let writerLease: TimeInterval = 60
 
     let catalog: Catalog
-    let backend: any BlobBackend
+    let backend: any UploadingBlobBackend
     let objectStore: any BlobObjectStore
     let layout: StoreLayout
     let logger: Logger

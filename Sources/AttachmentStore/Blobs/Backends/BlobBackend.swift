@@ -17,16 +17,6 @@ protocol BlobBackend: Sendable {
 
     // MARK: Ingest
 
-    /// Whether ``claimAndUpload(_:)`` has work to do, so an ingest first checks, in a
-    /// transaction of its own, whether the content is already stored (then it needs no upload).
-    var uploadsBeforeCommit: Bool { get }
-    /// Before the transaction that references `staged`: claims the blob and uploads it unless
-    /// the catalog already records its bytes. The referencing transaction releases the claim.
-    /// - Throws: ``AttachmentStore/Error/objectStore(_:)`` when the upload fails (the claim is
-    ///   released first).
-    func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim?
-    /// Undoes a claim whose referencing transaction failed.
-    func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async
     /// Inside the write transaction that references the blob: puts the staged bytes where this
     /// placement keeps them. Blocks.
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation
@@ -52,9 +42,6 @@ protocol BlobBackend: Sendable {
     /// Inside the write transaction that found `hash` unreferenced: removes its local files.
     /// Blocks.
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error)
-    /// After that transaction committed: removes the bytes kept outside the store folder, unless
-    /// an ingest claimed them meanwhile.
-    func removeStored(_ hash: BlobHash) async throws
     /// How `gc` dates and counts an unreferenced blob (`hash`, its record's hash checked). Blocks.
     func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts
     /// `gc`'s second half: removes stored bytes the catalog does not know, older than `cutoff`
@@ -80,6 +67,36 @@ extension BlobBackend {
     func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation] {
         try batch.map { try install($0, in: db) }
     }
+}
+
+/// A backend whose bytes live outside the store folder and are uploaded before the catalog
+/// transaction that references them (the object store): the upload-claim protocol is whole
+/// here, so backends that install inside the transaction carry none of it.
+protocol UploadingBlobBackend: BlobBackend {
+    /// Runs `body`, the transaction that references `staged`, with its bytes uploaded first
+    /// under a claim that keeps any `gc` from deleting the object until `body` has committed
+    /// (released inside it); content the catalog already records present needs no upload. With
+    /// `locks`, the transaction is keyed (``Catalog/write(locking:_:)``). When the transaction
+    /// fails, the upload is undone.
+    /// - Throws: ``AttachmentStore/Error/objectStore(_:)`` when the upload fails; what `body` throws.
+    func committing<T: Sendable>(_ staged: StagedBlob, locks: [CatalogLock]?,
+                                 _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T
+    /// Before the transaction that references `staged`: claims the blob and uploads it unless
+    /// the catalog already records its bytes. The referencing transaction releases the claim.
+    /// - Throws: ``AttachmentStore/Error/objectStore(_:)`` when the upload fails (the claim is
+    ///   released first).
+    func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim?
+    /// Undoes a claim whose referencing transaction failed.
+    func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async
+    /// After the transaction that found `hash` unreferenced committed: removes the stored
+    /// object, unless an ingest claimed it meanwhile.
+    func removeStored(_ hash: BlobHash) async throws
+}
+
+extension BlobBackend {
+    /// Whether bytes are uploaded before the transaction that references them (so an ingest
+    /// stages them durably first, and batches commit one by one).
+    var uploadsBeforeCommit: Bool { self is any UploadingBlobBackend }
 }
 
 /// What `verify` found wrong with a blob, and the detail.

@@ -11,13 +11,9 @@ import Glibc
 struct CatalogBlobBackend: BlobBackend {
     let context: BlobBackendContext
     var placement: BlobPlacement { .catalog }
-    var uploadsBeforeCommit: Bool { false }
     var hasFileBeforeFirstRead: Bool { false }
     private var files: BlobStore { context.files }
 
-    func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim? { nil }
-
-    func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async {}
 
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
         if try BlobContentRecord.exists(staged.hash, in: db) { return .alreadyPresent }
@@ -60,8 +56,6 @@ struct CatalogBlobBackend: BlobBackend {
     }
 
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error) { try files.remove(hash) }
-
-    func removeStored(_ hash: BlobHash) async throws {}
 
     func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts {
         BlobGarbageFacts(age: record.createdAt, collectNow: false, bytes: record.state == .present ? record.byteCount : 0)

@@ -10,13 +10,9 @@ import Glibc
 struct FileBlobBackend: BlobBackend {
     let context: BlobBackendContext
     var placement: BlobPlacement { .files }
-    var uploadsBeforeCommit: Bool { false }
     var hasFileBeforeFirstRead: Bool { true }
     private var files: BlobStore { context.files }
 
-    func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim? { nil }
-
-    func abandon(_ claim: BlobUploadClaim, of hash: BlobHash) async {}
 
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
         try files.installFile(staged, replacingExisting: try Self.untrusted(staged, in: db))
@@ -43,8 +39,6 @@ struct FileBlobBackend: BlobBackend {
     }
 
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error) { try files.remove(hash) }
-
-    func removeStored(_ hash: BlobHash) async throws {}
 
     func garbageFacts(of record: BlobRecord, hash: BlobHash) -> BlobGarbageFacts {
         let info = try? POSIXFile.status(files.path(for: hash))

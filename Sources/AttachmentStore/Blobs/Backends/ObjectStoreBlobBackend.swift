@@ -13,7 +13,7 @@ import Glibc
 /// references it; `gc` claims an object before deleting it, and an upload of the same
 /// content waits for that delete. So no object is deleted under a live claim, and none an
 /// acknowledged ingest references.
-struct ObjectStoreBlobBackend: BlobBackend {
+struct ObjectStoreBlobBackend: UploadingBlobBackend {
     /// How long `gc`'s claim on an object it is deleting keeps ingests of the same content
     /// waiting, at most (a delete that takes longer has failed). Ten minutes.
     static let deletionLease: TimeInterval = 600
@@ -21,12 +21,38 @@ struct ObjectStoreBlobBackend: BlobBackend {
     let store: any BlobObjectStore
     let context: BlobBackendContext
     var placement: BlobPlacement { .objectStore }
-    var uploadsBeforeCommit: Bool { true }
     var hasFileBeforeFirstRead: Bool { true }
     private var files: BlobStore { context.files }
     private var catalog: Catalog { context.catalog }
 
     // MARK: Ingest
+
+    func committing<T: Sendable>(_ staged: StagedBlob, locks: [CatalogLock]?,
+                                 _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        let catalog = self.catalog
+        func write<V: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> V) async throws -> V {
+            if let locks { try await catalog.write(locking: locks, body) } else { try await catalog.write(body) }
+        }
+        // Content the object store already holds needs no upload and no claim: referencing it
+        // in the same transaction that finds its row present keeps any gc away from it.
+        if let done = try await write({ db -> T? in
+            guard try BlobRecord.isPresent(staged.hash.rawValue, in: db) else { return nil }
+            return try body(db)
+        }) {
+            return done
+        }
+        let claim = try await claimAndUpload(staged)
+        do {
+            return try await write { db in
+                let value = try body(db)
+                if let claim { try BlobLease.release(staged.hash, holder: claim.holder, in: db) }
+                return value
+            }
+        } catch {
+            if let claim { await abandon(claim, of: staged.hash) }
+            throw error
+        }
+    }
 
     func claimAndUpload(_ staged: StagedBlob) async throws -> BlobUploadClaim? {
         let hash = staged.hash
