@@ -13,7 +13,7 @@ SERVICES := $(CURDIR)/scripts/services
 WITH_SERVICES = scripts/with-services.sh
 export ATTACH_CORPUS := $(CORPUS)
 
-.PHONY: install dist deb deb-test run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test screenshots fuzz fuzz-short tus-test soak clean
+.PHONY: install dist deb deb-test run test docs services services-stop services-selftest bench bench-smoke bench-server bench-s3 deps test-deps browser-deps corpus build browser-test screenshots fuzz fuzz-short tus-test docs-test soak clean
 
 ## deps: install libvips-dev, libsqlite3-dev and pkg-config with apt-get when missing
 deps:
@@ -89,8 +89,8 @@ run: deps
 ## start a local S3 store and PostgreSQL, run every test (a failed first run of that pass is run once
 ## more, its failures printed at the end), then the store's suite again on a blob
 ## directory, on S3 and on PostgreSQL + S3 (scripts/run-tests.sh; the services are stopped
-## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy and
-## the real-browser test
+## afterwards, pass or fail), then the API fuzzing pass, the resumable-upload test with tuspy, the
+## docs' samples run for real (docs-test) and the real-browser test
 test: deps test-deps browser-deps corpus
 	scripts/check-house.sh
 	$(SWIFT) build --build-tests
@@ -104,6 +104,7 @@ test: deps test-deps browser-deps corpus
 	$(WITH_SERVICES) env SWIFT=$(SWIFT) scripts/run-tests.sh || { status=$$?; cat test-output/test-failures.txt 2>/dev/null; exit $$status; }
 	$(MAKE) --no-print-directory fuzz-short
 	$(MAKE) --no-print-directory tus-test
+	$(MAKE) --no-print-directory docs-test
 	$(MAKE) --no-print-directory browser-test
 	@if [ -s test-output/retried-failures.txt ]; then echo "make test: passed; pass 1 failed once and passed when run again. Its first run:"; cat test-output/retried-failures.txt; fi
 
@@ -149,6 +150,15 @@ fuzz-short:
 ## attachment is byte-identical
 tus-test:
 	Tests/e2e/tus_resume.sh "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS)
+
+## docs-test: runs every console, bash and python sample of README.md and docs/ against the built
+## attach (no rebuild), each in a fresh folder with the servers, peers and local PostgreSQL and S3
+## it needs, and compares each command's output with the doc's by shape (ids, sizes, times and
+## paths may differ; columns and words may not); Swift samples must appear in a test or a DocC
+## catalog. Directives in HTML comments above a fence set a sample up (Tests/e2e/docs_samples.py);
+## about a minute, its log in test-output/docs
+docs-test:
+	$(BROWSER_PYTHON) Tests/e2e/docs_samples.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) test-output/docs
 
 ## soak: the server crash test with 50 SIGKILL rounds, then 60 s of 50 clients uploading and reading
 ## against a real server (no failure, nothing lost, RSS at most 1.2x after warm-up), then 60 s of

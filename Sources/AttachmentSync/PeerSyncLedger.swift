@@ -40,6 +40,14 @@ public final class PeerSyncLedger: Sendable {
         }
     }
 
+    /// Lists `peer` with no round yet, so a status read before its first round ends (a long
+    /// poll holds it up to the sync wait) still shows every configured peer.
+    public func register(peer: String) {
+        entries.withLock { entries in
+            if entries[peer] == nil { entries[peer] = Entry(peer: peer) }
+        }
+    }
+
     /// Records a round with `peer` that completed.
     public func recordCompletedRound(peer: String, at date: Date = Date()) {
         entries.withLock { entries in

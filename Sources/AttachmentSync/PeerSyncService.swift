@@ -67,6 +67,7 @@ public struct PeerSyncService: Service {
     }
 
     public func run() async throws {
+        for peer in configuration.peers { ledger.register(peer: peer.description) }
         await withDiscardingTaskGroup { group in
             for peer in configuration.peers {
                 group.addTask { await cancelWhenGracefulShutdown { await syncForever(with: peer) } }

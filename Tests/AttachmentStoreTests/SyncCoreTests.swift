@@ -37,6 +37,15 @@ struct SyncCoreTests {
         }
     }
 
+    @Test("the peers pulled from are those with a pull cursor, in order, on every catalog; a push cursor is not one")
+    func knownPeersAreThePullCursors() async throws {
+        let fixture = try await StoreFixture("known-peers")
+        try await fixture.store.setSyncCursor(5, forPeer: "https://b.example")
+        try await fixture.store.setSyncCursor(1, forPeer: "https://a.example")
+        try await fixture.store.setPushCursor(3, forPeer: "https://c.example")
+        #expect(try await fixture.store.knownPeers() == ["https://a.example", "https://b.example"])
+    }
+
     @Test("records travel, bytes do not: attachments arrive with their blobs remote")
     func recordsWithoutBytes() async throws {
         let (a, b) = (try await StoreFixture("a"), try await StoreFixture("b"))

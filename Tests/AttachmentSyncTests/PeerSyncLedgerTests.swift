@@ -34,6 +34,17 @@ struct PeerSyncLedgerTests {
         #expect(entry.latestProblems == ["a note id is not a UUID"])
     }
 
+    @Test("a registered peer is listed before its first round, and registering again keeps what it saw")
+    func registeredPeerIsListed() {
+        let ledger = PeerSyncLedger()
+        ledger.register(peer: "https://a.example")
+        #expect(ledger.snapshot.map(\.peer) == ["https://a.example"])
+        #expect(ledger.snapshot[0].rounds == 0 && ledger.snapshot[0].lastSyncAt == nil)
+        ledger.recordCompletedRound(peer: "https://a.example")
+        ledger.register(peer: "https://a.example")
+        #expect(ledger.snapshot[0].rounds == 1)
+    }
+
     @Test("peers are listed in order of their names")
     func peersInOrder() {
         let ledger = PeerSyncLedger()

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Runs the code samples of README.md and docs/ and checks that their output keeps its shape.
 
-Usage: docs_samples.py ATTACH_BINARY CORPUS_DIR OUTPUT_DIR [--only DOC]... [--docs FILE...]
-                       [--jobs N] [--keep]
+Usage: docs_samples.py ATTACH_BINARY CORPUS_DIR OUTPUT_DIR [--only DOC[:LINE]]... [--docs FILE...]
+                       [--jobs N] [--keep] [--record]
 
   --only DOC     run only the samples of DOC (a path as listed, e.g. docs/api.md), or with DOC:LINE
                  only the block whose fence is on that line (and the blocks its chain runs before it);
@@ -21,7 +21,7 @@ Samples (fenced blocks in README.md, docs/*.md, docs/internals/*.md):
                after it until the next `$ ` are its output as the doc shows it (stdout and stderr
                together). An untagged block whose first line starts with `$ ` is one too.
   ```bash      a script: run with `set -e`; it must exit 0 (output not compared).
-  ```python    a script: run with python3 (or `interpreter=`), `prelude=` put before it; exit 0.
+  ```python    a script: run with python3 (or `venv=`'s), `prelude=` put before it; it must exit 0.
   ```swift     must appear verbatim (line by line, comments and blank lines aside) in a test under
                Tests/ or in a DocC catalog or doc comment under Sources/; the line says which.
   ```nginx     checked with `nginx -t`, inside an `http { }` block.
@@ -31,11 +31,14 @@ Each block, or chain of blocks (`continues`), runs in a fresh folder under /tmp 
 working folder and $HOME, in one bash session (variables, `cd` and jobs started with `&` carry from
 command to command), with `attach` on PATH being the binary under test, ATTACH_*, S3_*, AWS_* and
 PG* removed from the environment, TZ=UTC, a time limit per command (30 s), $CORPUS naming the
-corpus and $SAMPLES this folder (for helpers such as docs_hostile_peer.py). Every process the session started is stopped at its end, also on failure or Ctrl-C.
+corpus and $SAMPLES this folder (for helpers such as docs_hostile_peer.py). Every process the
+session started is stopped at its end, also on failure or Ctrl-C. Chains run three at a time
+(--jobs), and beside them the ones on the shared services, one after the other.
 
-Ports: every port a block names in `127.0.0.1:P`, `localhost:P`, `--port P`, `port: P` or
-`ATTACH_PORT=P` is replaced by a free one (the same one throughout a chain), and the free port is
-written back as P in the output. Paths under /dev/shm in commands are moved to a folder of this run.
+Ports: every port a block names in `127.0.0.1:P`, `localhost:P`, `0.0.0.0:P`, `--port P`,
+`port: P` or `ATTACH_PORT=P` is replaced by a free one (the same one throughout a chain), and the
+free port is written back as P in the output (with `services`, 55432 and 59000 anywhere stand for
+the services' ports). Paths under /dev/shm in commands are moved to a folder of this run.
 
 Ids: a value the output shows (a UUID, a hex id of 8 or more digits, an upload id, a 10+ digit
 number) is learnt from each matched line, the doc's value paired with the real one, so a later
@@ -49,7 +52,7 @@ A command's output is compared after `normalise()` (below) on both sides, line b
     numbers, true/false/null exactly;
   - output of jobs started with `&` (a server's log) is not the command's own: the lines the doc
     shows for such a job, or after a later command, must appear among it, in order, others being
-    skipped (waiting up to 20 s for them, as a terminal would show them arriving);
+    skipped (waiting up to 20 s, or `timeout=`, for them, as a terminal would show them arriving);
   - trailing blank lines are ignored; the exit status must be 0 unless `exit=` allows another.
 
 Directives: an HTML comment (invisible on GitHub) on the line(s) right before the fence,
@@ -63,35 +66,47 @@ with values quoted as in the shell; setup, serve and values run in the order wri
   values="DOC=EXPR"  the doc's value DOC (an id, a hash) stands for the shell expression EXPR
                      (e.g. "$ID", after setup), space-separated pairs
   continues          run in the session of the previous sample of the same doc (its folder, store,
-                     variables and servers)
+                     variables and servers); continues=NAME: of the sample marked name=NAME
+  name=NAME          names a sample for a later continues=NAME
   exit=N[,M]         a command may exit N (besides 0); the output shows which one fails
   output=any         do not compare outputs (exit statuses still count); only where output varies
                      by nature
+  eventually         a command whose output differs is run again, every half second for up to
+                     20 s, until it matches: for a live system's state once it settled (a block whose
+                     commands may be repeated)
+  unordered          a command's output lines may come in any order (a listing ordered by random ids)
   json=subset        JSON lines may leave keys out (the doc says it shows some fields)
   headers=subset     `Name: value` header lines the doc leaves out of an HTTP answer are skipped
   services           the repository's local PostgreSQL and S3 store (scripts/services) run, on
                      ports of their own, and the session looks like a checkout: scripts/,
-                     Makefile, contrib/, .build/debug/attach and .build/services/{pg,s3} link to
-                     the repository, the binary under test and the services; the doc's ports 55432
-                     and 59000 stand for theirs
+                     Makefile, contrib/, .cache/corpus, .build/debug/attach and
+                     .build/services/{pg,s3} link to the repository, the corpus, the binary under
+                     test and the services; the doc's ports 55432 and 59000 stand for theirs.
+                     These samples run one after the other, beside the rest; services=last: after
+                     the others (the sample stops a service)
   checkout           the checkout links of `services`, without the services
+  root               needs root (skipped otherwise); `sudo` in a command then runs it as it is
   unprivileged       (first block of a chain) run as root without its power over file modes
                      (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), as a user who may not read a file
                      of mode 000
   cleanup="SHELL"    run when the chain ends, before its processes are stopped (e.g. nginx -s stop)
   timeout=N          seconds a command of this block may take (default 30)
-  interpreter=PATH   for python blocks: the interpreter (relative to the repository)
+  venv="DIR PKG MOD" for python blocks: run by DIR/bin/python (DIR relative to the repository),
+                     made with PKG from PyPI by Tests/e2e/python-venv.sh unless MOD imports there
   prelude="CODE"     for python blocks: code run before the sample (e.g. note_id = os.environ[...])
   serves             (bash) the script starts a server that runs until stopped: it must print
                      `serving ` within 15 s (and is stopped with the chain)
-  synopsis="CMD"     the block is a usage synopsis: every --option in it must appear in CMD's output
-  skip="REASON"      not run; only for samples that cannot run here (root-owned /etc, systemd,
-                     apt-get, sudo, a build of the package, a network service outside the
-                     machine); the reason is printed and the skips are counted
+  synopsis="CMD"     the block is a usage synopsis: every --option in it must be one of CMD's
+                     (its --help), and a default it shows, that option's default
+  skip="REASON"      not run; only for samples that cannot run here (a build of the package,
+                     systemd, apt-get, changes to /etc or /usr/local, a network service outside
+                     the machine, a step make test runs on its own); the reason is printed and
+                     the skips are counted
 
 Adding a sample: write the transcript as a real run printed it; when it needs files, a server or
 ids from before the block, add a directive; run `make docs-test` (or this script with
---only docs/FILE.md). Each block prints `ok`, `skip` or `FAIL` with its doc and line; the summary is
+--only docs/FILE.md:LINE; with --record, OUTPUT_DIR/transcripts/ then holds the real run to paste
+from). Each block prints `ok`, `skip` or `FAIL` with its doc and line; the summary is
 `docs-samples: N passed, M skipped, F failed`; OUTPUT_DIR/docs-samples.log has every command, its
 raw output and status.
 """
@@ -117,7 +132,9 @@ DEFAULT_DOCS = ["README.md", "docs/user-guide.md", "docs/operations.md", "docs/s
 COMMAND_TIMEOUT = 30
 BACKGROUND_WAIT = 20
 SERVICE_PORTS = {"pg": 55432, "s3": 59000}  # the ports the docs show the services on
-TOOLS = ["bash", "curl", "jq", "unzip", "openssl", "strace", "nginx", "sqlite3"]
+# the commands the samples use, and the Debian package of each
+TOOLS = {"curl": "curl", "jq": "jq", "unzip": "unzip", "openssl": "openssl", "strace": "strace",
+         "nginx": "nginx-light", "sqlite3": "sqlite3", "setpriv": "util-linux"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -137,7 +154,7 @@ NORMALISE = [
     (re.compile(MONTH + r" +\d+ +(?:\d\d:\d\d|\d{4})"), "<time>"),
     # tokens: base64-like runs with upper and lower case letters and digits (session keys)
     (re.compile(r"(?<![\w+/])(?=[\w+/=-]*[A-Z])(?=[\w+/=-]*[a-z])(?=[\w+/=-]*\d)[\w+/-]{16,}=*"), "<token>"),
-    # sizes and durations
+    # sizes (durations are numbers and a unit)
     (re.compile(r"\d+(?:\.\d+)? ?(?:B|kB|MB|GB|TB|KiB|MiB|GiB|TiB)\b"), "<size>"),
     # hex words: short ids, hashes, upload ids (with a digit, or 8 or more hex letters)
     (re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-f]*\d[0-9a-f]*|[a-f]{8,})(?![0-9A-Za-z])"), "<n>"),
@@ -180,14 +197,17 @@ def text_matches(expected, actual):
 
 def json_matches(expected, actual, subset):
     if isinstance(expected, dict):
-        if not isinstance(actual, dict):
+        # keys may be values too (a peer id): they pair up by shape
+        if not isinstance(actual, dict) or (not subset and len(expected) != len(actual)):
             return False
-        if subset:
-            if not set(expected) <= set(actual):
+        unused = [(normalise(key), value) for key, value in actual.items()]
+        for key, value in expected.items():
+            shape = normalise(key)
+            found = next((i for i, (k, v) in enumerate(unused) if k == shape and json_matches(value, v, subset)), None)
+            if found is None:
                 return False
-        elif set(expected) != set(actual):
-            return False
-        return all(json_matches(value, actual[key], subset) for key, value in expected.items())
+            del unused[found]
+        return True
     if isinstance(expected, list):
         return (isinstance(actual, list) and len(expected) == len(actual)
                 and all(json_matches(e, a, subset) for e, a in zip(expected, actual)))
@@ -264,33 +284,63 @@ def match(expected, actual, skippable, json_subset):
     return pairs
 
 
+def match_unordered(expected, actual, skippable, json_subset, known):
+    """Like match(), the lines in any order (`unordered`). A doc line goes to the real line of its
+    shape that holds the most values already learnt for it; a `…` line allows extra lines."""
+    extra_ok = any(is_line_wildcard(e) for e in expected)
+    used, pairs = set(), []
+    for i, e in enumerate(expected):
+        if is_line_wildcard(e):
+            continue
+        wanted = [known[v] for v in values_in(e) if v in known]
+        best, score = None, -1
+        for j, a in enumerate(actual):
+            if j in used or not line_matches(e, a, json_subset):
+                continue
+            points = sum(1 for w in wanted if w in a or any(r.startswith(w) for r in values_in(a)))
+            if points > score:
+                best, score = j, points
+        if best is None:
+            return None
+        used.add(best)
+        pairs.append((i, best))
+    if not extra_ok and any(not skip and j not in used for j, skip in enumerate(skippable)):
+        return None
+    return pairs
+
+
 def first_difference(expected, actual, skippable, json_subset):
-    """For the report: the first doc line that the real output does not have where it should."""
-    mine = [line for line, skip in zip(actual, skippable) if not skip]
-    j = 0
+    """For the report: the first doc line the real output does not have where it should, and the
+    real line found there instead (None: nothing more)."""
+    j, loose = 0, False
     for i, line in enumerate(expected):
         if is_line_wildcard(line):
-            return i, None
-        if j >= len(mine):
-            return i, None
-        if not line_matches(line, mine[j], json_subset):
-            return i, mine[j]
-        j += 1
-    return len(expected), (mine[j] if j < len(mine) else None)
+            loose = True
+            continue
+        k = j
+        while k < len(actual) and (loose or skippable[k]) and not line_matches(line, actual[k], json_subset):
+            k += 1
+        if k < len(actual) and line_matches(line, actual[k], json_subset):
+            j, loose = k + 1, False
+            continue
+        return i, next((actual[m] for m in range(j, len(actual)) if not skippable[m]), None)
+    return len(expected), next((actual[m] for m in range(j, len(actual)) if not skippable[m]), None)
 
 
 # ----------------------------------------------------------------------------------------------
 # Values learnt from output, and the doc's ports
 
-VALUE = re.compile(r"(?<![0-9A-Za-z])(?:" + UUID + r"|[0-9a-f]*[a-f][0-9a-f]*|\d{10,})(?![0-9A-Za-z])")
+# a value worth learning: a UUID, or a word of 8 or more hex digits (a short id, all digits too
+# now and then, an upload id, a hash, a millisecond time)
+VALUE = re.compile(r"(?<![0-9A-Za-z])(?:" + UUID + r"|[0-9a-f]{8,})(?![0-9A-Za-z])")
 
 
 def values_in(line):
-    return [v for v in VALUE.findall(line) if len(v) >= 8]
+    return VALUE.findall(line)
 
 
 def kind(value):
-    return ("uuid" if re.fullmatch(UUID, value) else "digits" if value.isdigit() else "hex", len(value))
+    return ("uuid" if re.fullmatch(UUID, value) else "word", len(value))
 
 
 PORT_PATTERNS = [
@@ -298,7 +348,7 @@ PORT_PATTERNS = [
     re.compile(r"(?<=localhost:)(\d{2,5})\b"),
     re.compile(r"(?<=0\.0\.0\.0:)(\d{2,5})\b"),
     re.compile(r"(?<=--port[ =])(\d{2,5})\b"),
-    re.compile(r"(?<=^port: )(\d{2,5})\b", re.M),
+    re.compile(r"(?:(?<=^port: )|(?<=\\nport: ))(\d{2,5})\b", re.M),
     re.compile(r"(?<=ATTACH_PORT=)(\d{2,5})\b"),
 ]
 
@@ -322,8 +372,9 @@ def free_port():
 
 FENCE = re.compile(r"^(\s*)```([\w+-]*)\s*$")
 DIRECTIVE = re.compile(r"<!--\s*sample:(.*?)-->", re.S)
-KNOWN = {"serves", "unprivileged", "setup", "serve", "values", "continues", "exit", "output", "json", "headers", "services",
-         "checkout", "cleanup", "timeout", "interpreter", "prelude", "synopsis", "skip"}
+KNOWN = {"checkout", "cleanup", "continues", "eventually", "exit", "headers", "json", "name", "output", "prelude",
+         "root", "serve", "serves", "services", "setup", "skip", "synopsis", "timeout", "unordered", "unprivileged",
+         "values", "venv"}
 
 
 class Block:
@@ -379,6 +430,8 @@ def parse_directives(text, where):
         key, _, value = token.partition("=")
         if key not in KNOWN:
             raise ValueError(f"{where}: unknown sample directive {key!r} (known: {', '.join(sorted(KNOWN))})")
+        if key == "skip" and not value.strip():
+            raise ValueError(f"{where}: skip needs its reason: skip=\"…\"")
         out.append((key, value))
     return out
 
@@ -437,13 +490,22 @@ class Services:
             if self.ports is None:
                 self.ports = {"pg": free_port(), "s3": free_port()}
             self.started = True
-            for name, script in (("pg", "postgres.sh"), ("s3", "s3.sh")):
+            errors = []
+
+            def start(name, script):  # both at once (each is idempotent: a running one is kept)
                 result = subprocess.run([os.path.join(ROOT, "scripts/services", script), "start",
                                          os.path.join(self.dir, name), str(self.ports[name])],
-                                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+                                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
                 self.log(f"services: {script} start: exit {result.returncode}\n{result.stderr}")
                 if result.returncode != 0:
-                    raise RuntimeError(f"{script} start failed: {result.stderr.strip()[-400:]}")
+                    errors.append(f"{script} start failed: {result.stderr.strip()[-400:]}")
+            starters = [threading.Thread(target=start, args=pair) for pair in (("pg", "postgres.sh"), ("s3", "s3.sh"))]
+            for starter in starters:
+                starter.start()
+            for starter in starters:
+                starter.join()
+            if errors:
+                raise RuntimeError("; ".join(errors))
 
     def stop(self):
         if not self.started:
@@ -475,13 +537,17 @@ class Session:
         self.values = {}   # doc value -> real value
         self.jobs = []     # [(output file, command)] of jobs started with &
         self.cleanups = []
+        self.closing = threading.Lock()
+        self.closed = False
         self.count = 0
         self.linked = False
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ATTACH_", "S3_", "AWS_", "PG")) and k not in ("CDPATH", "BASH_ENV", "ENV")}
+               if not k.startswith(("ATTACH_", "S3_", "AWS_", "PG"))
+               and k not in ("CDPATH", "BASH_ENV", "ENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
         env.update(HOME=self.sandbox, PATH=run.bin + os.pathsep + env.get("PATH", "/usr/bin:/bin"),
                    TZ="UTC", LANG="C.UTF-8", LC_ALL="C.UTF-8", TERM="dumb", CORPUS=run.corpus, PWD=self.sandbox,
                    SAMPLES=os.path.join(ROOT, "Tests/e2e"))
+        self.env = env
         shell = ["bash", "--norc", "--noprofile"]
         if unprivileged and os.geteuid() == 0:
             shell = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] + shell
@@ -541,10 +607,12 @@ class Session:
         return self.real_to_doc(data.decode("utf-8", "replace"))
 
     def real_to_doc(self, text):
-        for path in filter(None, (self.sandbox, os.path.realpath(self.sandbox), self.shm)):
+        if self.shm:
+            text = text.replace(self.shm + "/", "/dev/shm/")
+        for path in (self.sandbox, os.path.realpath(self.sandbox)):
             text = text.replace(path, "/tmp/sandbox")
         for doc, real in self.ports.items():
-            text = re.sub(rf"(?<![\d.]){real}(?!\d)", str(doc), text)
+            text = re.sub(rf"(?<![0-9A-Za-z.]){real}(?![0-9A-Za-z])", str(doc), text)  # not inside a hash
         return text.replace("\r\n", "\n").replace("\r", "\n")
 
     # -- what the doc names, made real ---------------------------------------------------------
@@ -560,7 +628,7 @@ class Session:
             for pattern in PORT_PATTERNS:
                 text = pattern.sub(lambda m: str(real) if m.group(1) == str(doc) else m.group(1), text)
             if doc in SERVICE_PORTS.values():
-                text = re.sub(rf"(?<![\d.:/]){doc}(?!\d)", str(real), text)
+                text = re.sub(rf"(?<![0-9A-Za-z.:/]){doc}(?![0-9A-Za-z])", str(real), text)
         if "/dev/shm/" in text:
             if self.shm is None:
                 self.shm = tempfile.mkdtemp(prefix="doc-", dir="/dev/shm")
@@ -598,6 +666,29 @@ class Session:
                       lambda m: back.get(m.group(0), m.group(0)), text)
 
     def learn(self, expected, actual):
+        e, a = as_json(expected), as_json(actual)
+        if e is not None and a is not None:
+            self.learn_json(e, a)
+        else:
+            self.learn_text(expected, actual)
+
+    def learn_json(self, e, a):
+        if isinstance(e, dict) and isinstance(a, dict):
+            for key, value in e.items():
+                if key in a:
+                    self.learn_json(value, a[key])
+                    continue
+                other = next((k for k in a if k not in e and normalise(k) == normalise(key)), None)
+                if other is not None:
+                    self.learn_text(key, other)
+                    self.learn_json(value, a[other])
+        elif isinstance(e, list) and isinstance(a, list):
+            for x, y in zip(e, a):
+                self.learn_json(x, y)
+        elif isinstance(e, str) and isinstance(a, str):
+            self.learn_text(e, a)
+
+    def learn_text(self, expected, actual):
         docs, reals = values_in(expected), values_in(actual)
         if len(docs) != len(reals) or [kind(d) for d in docs] != [kind(r) for r in reals]:
             docs = [d for d in docs if kind(d)[0] == "uuid"]
@@ -611,10 +702,12 @@ class Session:
     # -- the checkout look-alike ---------------------------------------------------------------
     def link_checkout(self, services):
         if not self.linked:
-            for name in ("scripts", "Makefile", "contrib", "Tests"):
+            for name in ("scripts", "Makefile", "contrib"):
                 target = os.path.join(ROOT, name)
                 if os.path.exists(target) and not os.path.exists(os.path.join(self.sandbox, name)):
                     os.symlink(target, os.path.join(self.sandbox, name))
+            os.makedirs(os.path.join(self.sandbox, ".cache"), exist_ok=True)
+            os.symlink(self.run.corpus, os.path.join(self.sandbox, ".cache/corpus"))
             os.makedirs(os.path.join(self.sandbox, ".build/debug"), exist_ok=True)
             os.symlink(self.run.binary, os.path.join(self.sandbox, ".build/debug/attach"))
             self.linked = True
@@ -627,32 +720,39 @@ class Session:
 
     # -- the end -----------------------------------------------------------------------------
     def close(self):
-        for command in self.cleanups:
+        """Stops everything the session started (once; a second caller waits for the first)."""
+        with self.closing:
+            if self.closed:
+                return []
+            left = self.stop_all()
+            self.closed = True
+            return left
+
+    def stop_all(self):
+        for command in self.cleanups:  # in a shell of their own: the session's may be busy or gone
             try:
-                self.execute(command, timeout=15)
-            except Failure:
+                subprocess.run(["bash", "-c", command], cwd=self.sandbox, env=self.env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=15)
+            except subprocess.TimeoutExpired:
                 pass
-        try:
-            pgid = os.getpgid(self.shell.pid)
-        except ProcessLookupError:
-            pgid = None
-        if pgid is not None:
-            for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 2.0)):
+        # the shell leads a process group of its own (setsid): it and every job it started; 10 s
+        # for a script's trap to stop what it started, then SIGKILL
+        for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 2.0)):
+            try:
+                os.killpg(self.shell.pid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                self.shell.poll()  # reap the shell, or the group never looks empty
                 try:
-                    os.killpg(pgid, sig)
+                    os.killpg(self.shell.pid, 0)
                 except ProcessLookupError:
                     break
-                deadline = time.monotonic() + wait
-                while time.monotonic() < deadline:
-                    self.shell.poll()  # reap the shell, or the group never looks empty
-                    try:
-                        os.killpg(pgid, 0)
-                    except ProcessLookupError:
-                        break
-                    time.sleep(0.05)
-                else:
-                    continue
-                break
+                time.sleep(0.05)
+            else:
+                continue
+            break
         try:
             self.shell.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -705,6 +805,10 @@ class Runner:
         self.bin = os.path.join(self.root, "bin")
         os.makedirs(self.bin)
         os.symlink(self.binary, os.path.join(self.bin, "attach"))
+        if os.geteuid() == 0:  # `sudo` in a sample: root already, so it runs the command as it is
+            with open(os.path.join(self.bin, "sudo"), "w") as f:
+                f.write('#!/bin/sh\nexec "$@"\n')
+            os.chmod(os.path.join(self.bin, "sudo"), 0o755)
         shutil.rmtree(os.path.join(self.out, "sessions"), ignore_errors=True)
         os.makedirs(self.out, exist_ok=True)
         self.logfile = open(os.path.join(self.out, "docs-samples.log"), "w")
@@ -712,6 +816,9 @@ class Runner:
         self.services = Services(self.root, self.log)
         self.sessions = 0
         self.sessions_lock = threading.Lock()
+        self.closers = []
+        self.closers_lock = threading.Lock()
+        self.stopping = threading.Event()
 
     def log(self, text):
         with self.log_lock:
@@ -719,6 +826,8 @@ class Runner:
             self.logfile.flush()
 
     def new_session(self, block):
+        if self.stopping.is_set():
+            raise Failure("interrupted")
         with self.sessions_lock:
             self.sessions += 1
             n = self.sessions
@@ -730,11 +839,21 @@ class Runner:
         results, session, failed = [], None, None
         try:
             for block in chain:
+                if block.has("root") and os.geteuid() != 0:
+                    results.append(Result(block, "skip", "needs root (run as root, `sudo` in a sample runs its command)"))
+                    continue
                 if failed:
                     results.append(Result(block, "FAIL", f"not run: {failed.where} failed before it in its chain"))
                     continue
+                if self.stopping.is_set():
+                    results.append(Result(block, "FAIL", "not run: interrupted"))
+                    continue
                 if session is None:
-                    session = self.new_session(block)
+                    try:
+                        session = self.new_session(block)
+                    except Failure as failure:
+                        results.append(Result(block, "FAIL", str(failure)))
+                        continue
                 started = time.monotonic()
                 try:
                     count = self.run_block(block, session)
@@ -745,15 +864,31 @@ class Runner:
                 self.log(f"== {block.where}: {results[-1].status} {results[-1].detail}")
         finally:
             if session is not None:
-                closing = time.monotonic()
-                left = session.close()
-                self.log(f"== {session.name}: closed in {time.monotonic() - closing:.1f} s")
-                if left:
-                    last = results[-1]
-                    if last.status == "ok":
-                        last.status = "FAIL"
-                    last.detail += "\n  processes left behind (killed): " + "; ".join(left)
+                # stopping servers takes a moment (they drain): done beside the next chain
+                closer = threading.Thread(target=self.close_session, args=(session, results))
+                closer.start()
+                with self.closers_lock:
+                    self.closers.append(closer)
         return results
+
+    def close_session(self, session, results):
+        closing = time.monotonic()
+        left = session.close()
+        self.log(f"== {session.name}: closed in {time.monotonic() - closing:.1f} s")
+        if left:
+            last = results[-1]
+            if last.status == "ok":
+                last.status = "FAIL"
+            last.detail += "\n  processes left behind (killed): " + "; ".join(left)
+
+    def wait_for_closers(self):
+        while True:
+            with self.closers_lock:
+                pending = [c for c in self.closers if c.is_alive()]
+            if not pending:
+                return
+            for closer in pending:
+                closer.join()
 
     def run_block(self, block, session):
         self.log(f"\n== {block.where} ({block.kind}) {block.directives}")
@@ -814,11 +949,16 @@ class Runner:
             script = os.path.join(session.ctl, f"block-{block.line}.py")
             with open(script, "w") as f:
                 f.write(block.get("prelude", "") + "\n" + session.doc_to_real("\n".join(block.lines)) + "\n")
-            interpreter = block.get("interpreter", "python3")
-            if "/" in interpreter:
-                interpreter = os.path.join(ROOT, interpreter)
-                if not os.path.exists(interpreter):
-                    raise Failure(f"{interpreter} is missing (make tus-test makes it)")
+            interpreter = "python3"
+            if block.get("venv"):
+                folder, package, module = block.get("venv").split()
+                folder = os.path.join(ROOT, folder)
+                result = subprocess.run(["bash", "-c", '. "$0" && ensure_venv "$1" "$2" "$3"',
+                                         os.path.join(ROOT, "Tests/e2e/python-venv.sh"), folder, package, module],
+                                        capture_output=True, text=True, timeout=300)
+                if result.returncode != 0:
+                    raise Failure(f"could not make {folder} with {package}:\n{indent(result.stdout + result.stderr)}")
+                interpreter = os.path.join(folder, "bin/python")
             status, output, _ = session.execute(f"{shlex.quote(interpreter)} {shlex.quote(script)}", timeout)
             self.log(f"-- python block\n{output}-- exit {status}")
             self.check_status(block, status, "the script", output)
@@ -848,12 +988,28 @@ class Runner:
                           + f"\n{indent(output)}")
 
     def check_synopsis(self, block, session):
+        """Every --option of the synopsis is one the command's help names, and a default the
+        synopsis shows (`[--port 8080]`, not a placeholder such as `[--token T]`) is the help's."""
         status, output, _ = session.execute(block.get("synopsis"))
+        if status != 0:
+            raise Failure(f"synopsis: {block.get('synopsis')} exited {status}\n{indent(output)}")
+        entries, name = {}, None
+        for line in output.split("\n"):  # the help's option entries, by name
+            m = re.match(r"  (--[a-z][a-z-]*)", line)
+            if m:
+                name = m.group(1)
+                entries[name] = ""
+            if name:
+                entries[name] += " " + line.strip()
         text = "\n".join(block.lines)
-        missing = [o for o in dict.fromkeys(re.findall(r"--[a-z][a-z-]*", text)) if o not in output]
-        if status != 0 or missing:
-            raise Failure(f"synopsis: {block.get('synopsis')} exited {status}; options it does not have: "
-                          + ", ".join(missing))
+        problems = [f"{o} is no option of it" for o in dict.fromkeys(re.findall(r"--[a-z][a-z-]*", text))
+                    if o not in entries]
+        for option, value in re.findall(r"\[(--[a-z][a-z-]*) ([^\]\sA-Z][^\]\s]*)\]", text):
+            default = re.search(r"\(default: ([^)]*)\)", entries.get(option, ""))
+            if default and not same_value(default.group(1).strip(), value):
+                problems.append(f"{option} shows {value}, the default is {default.group(1).strip()}")
+        if problems:
+            raise Failure(f"synopsis: against {block.get('synopsis')}: " + "; ".join(problems))
         return 1
 
     def run_transcript(self, block, session, timeout):
@@ -872,6 +1028,12 @@ class Runner:
         any_output = block.get("output") == "any"
         json_subset = block.get("json") == "subset"
         headers = block.get("headers") == "subset"
+        eventually = block.has("eventually") and not self.record
+        if block.has("unordered"):
+            def matcher(expected, actual, skippable, json_subset):
+                return match_unordered(expected, actual, skippable, json_subset, session.values)
+        else:
+            matcher = match
         mismatches = []
         for number, command, expected in commands:
             real = session.doc_to_real(command)
@@ -889,25 +1051,36 @@ class Runner:
                 continue
             actual = split_lines(output)
             skippable = [headers and is_header(line) for line in actual]
-            pairs = match(expected, actual, skippable, json_subset)
+            pairs = matcher(expected, actual, skippable, json_subset)
             # lines the command did not print itself may come from a job started with & (a
             # server's log, a held request's answer), as they would on a terminal: wait for them
             if pairs is None and session.jobs and any(
                     not is_line_wildcard(e) and not any(line_matches(e, a, json_subset) for a in actual)
                     for e in expected):
-                deadline = time.monotonic() + (2 if self.record else BACKGROUND_WAIT)
+                deadline = time.monotonic() + (2 if self.record else max(BACKGROUND_WAIT, timeout))
+                own, own_skippable = actual, skippable
                 while pairs is None and time.monotonic() < deadline:
                     extra = []
                     for path, offset in offsets:
                         extra += split_lines(session.read(path, offset))
                     for path, _ in session.jobs[len(offsets):]:
                         extra += split_lines(session.read(path))
-                    merged = actual + extra
-                    pairs = match(expected, merged, skippable + [True] * len(extra), json_subset)
+                    actual, skippable = own + extra, own_skippable + [True] * len(extra)
+                    pairs = matcher(expected, actual, skippable, json_subset)
                     if pairs is None:
                         time.sleep(0.2)
-                if pairs is not None:
-                    actual = merged
+            # `eventually`: a state that settles, asked again until it has
+            if pairs is None and eventually:
+                deadline = time.monotonic() + BACKGROUND_WAIT
+                while pairs is None and time.monotonic() < deadline:
+                    time.sleep(0.5)
+                    status, output, out = session.execute(real, timeout)
+                    self.log(f"-- again: {block.shown}:{number} $ {real}\n{output}-- exit {status}")
+                    transcript[-1] = (command, output)
+                    self.check_status(block, status, f"line {number}: `{command}`", output)
+                    actual = split_lines(output)
+                    skippable = [headers and is_header(line) for line in actual]
+                    pairs = matcher(expected, actual, skippable, json_subset)
             if pairs is None:
                 message = self.mismatch(number, command, expected, actual, skippable, json_subset)
                 if not self.record:
@@ -950,10 +1123,11 @@ class Runner:
                  f"    actual:   {got if got is not None else '(nothing more)'}\n"
                  f"    expected, normalised: {normalise(expected[i]) if i < len(expected) else ''}\n"
                  f"    actual, normalised:   {normalise(got) if got is not None else ''}\n")
-        shown = [line for line, skip in zip(actual, skippable) if not skip]
+        shown = [("· " if skip else "") + line for line, skip in zip(actual, skippable)]
         return (f"line {number}: `{command}`: the output differs from the doc's\n  {where}"
                 f"  expected (doc):\n{indent(chr(10).join(expected), 4, 40)}\n"
-                f"  actual:\n{indent(chr(10).join(shown), 4, 40)}")
+                f"  actual (· a line the doc may leave out: a job's started with &, a header):\n"
+                f"{indent(chr(10).join(shown), 4, 40)}")
 
     # -- blocks that are not transcripts -------------------------------------------------------
     def check_swift(self, block):
@@ -1011,6 +1185,14 @@ class Runner:
         return "nginx -t accepts it"
 
 
+def same_value(a, b):
+    """60 and 60.0 are the same default."""
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return a == b
+
+
 def split_lines(text):
     lines = text.split("\n")
     while lines and not lines[-1].strip():
@@ -1046,9 +1228,12 @@ def main():
         sys.exit(f"docs-samples: {args.binary} is not an executable")
     if not os.path.isdir(os.path.join(args.corpus, "fifty")):
         sys.exit(f"docs-samples: {args.corpus} is not the corpus (make corpus builds it)")
-    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
-    if missing:
-        sys.exit(f"docs-samples: missing tools the samples use: {', '.join(missing)}")
+    missing = [TOOLS[tool] for tool in TOOLS if shutil.which(tool) is None and not os.path.exists(f"/usr/sbin/{tool}")]
+    if missing:  # as the other scripts do: apt-get as root, else the command to run
+        result = subprocess.run(["bash", "-c", '. "$0" && apt_install "tools the docs samples use" "$@"',
+                                 os.path.join(ROOT, "scripts/apt-lib.sh"), *missing])
+        if result.returncode != 0:
+            sys.exit(f"docs-samples: missing tools the samples use: {', '.join(missing)}")
 
     if args.docs:
         docs = [(os.path.abspath(p), os.path.relpath(os.path.abspath(p), ROOT)
@@ -1066,7 +1251,6 @@ def main():
         if not docs:
             sys.exit(f"docs-samples: no doc named {', '.join(args.only)}")
 
-    runner = Runner(args)
     started = time.monotonic()
     blocks = []
     try:
@@ -1079,20 +1263,24 @@ def main():
         sys.exit(f"docs-samples: {error}")
 
     # chains: a block with `continues` joins the previous sample of its doc
-    chains, previous = [], {}
+    chains, previous, named = [], {}, {}
     for block in blocks:
         if block.has("skip") or block.kind in ("swift", "nginx"):
             continue
         if block.has("continues"):
-            before = previous.get(block.doc)
+            name = block.get("continues")
+            before = named.get((block.doc, name)) if name else previous.get(block.doc)
             if before is None:
-                sys.exit(f"docs-samples: {block.where}: `continues` but no sample before it")
+                sys.exit(f"docs-samples: {block.where}: `continues{'=' + name if name else ''}` "
+                         f"but no sample {'named so ' if name else ''}before it")
             block.chain = before.chain
             block.chain.append(block)
         else:
             block.chain = [block]
             chains.append(block.chain)
         previous[block.doc] = block
+        if block.get("name"):
+            named[(block.doc, block.get("name"))] = block
     if any(only_lines.values()):
         def chosen(block):
             lines = only_lines.get(os.path.normpath(block.shown))
@@ -1104,15 +1292,25 @@ def main():
                 if block.chain:
                     keep.update(id(b) for b in block.chain[:block.chain.index(block)])
         blocks = [b for b in blocks if id(b) in keep]
+        if not blocks:
+            sys.exit(f"docs-samples: no sample's fence is on the line {', '.join(args.only)} names")
         chains = [[b for b in c if id(b) in keep] for c in chains]
         chains = [c for c in chains if c]
 
+    runner = Runner(args)
     results = {}
 
     def interrupted(signum, frame):
+        quiet()  # once: the cleanup that follows is not to be cut short
         raise KeyboardInterrupt
 
+    def quiet():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    signal.signal(signal.SIGINT, interrupted)  # also when started in the background, which ignores it
     signal.signal(signal.SIGTERM, interrupted)
+    pool = None
     try:
         for block in blocks:
             if block.has("skip"):
@@ -1127,23 +1325,44 @@ def main():
                     results[id(block)] = Result(block, "ok", runner.check_nginx(block), 1)
                 except (Failure, OSError, subprocess.TimeoutExpired) as failure:
                     results[id(block)] = Result(block, "FAIL", str(failure))
-        serial = [c for c in chains if any(b.has("services") for b in c)]
-        parallel = [c for c in chains if c not in serial]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(runner.run_chain, c) for c in parallel]
-            futures.append(pool.submit(lambda: [r for c in serial for r in runner.run_chain(c)]))
-            for future in futures:
-                for result in future.result():
-                    results[id(result.block)] = result
+        # the chains on the shared services run one after the other, started first (the longest
+        # lane); then the checkout chains (scripts of the repository, the slowest), then the rest
+        serial = sorted((c for c in chains if any(b.has("services") for b in c)),
+                        key=lambda c: any(b.get("services") == "last" for b in c))
+        parallel = sorted((c for c in chains if c not in serial), key=lambda c: not any(b.has("checkout") for b in c))
+        lane_results = []
+        lane = threading.Thread(target=lambda: lane_results.extend(r for c in serial for r in runner.run_chain(c)))
+        lane.start()  # a thread of its own: it waits on the services much of the time
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
+        futures = [pool.submit(runner.run_chain, c) for c in parallel]
+        for future in futures:
+            for result in future.result():
+                results[id(result.block)] = result
+        pool.shutdown()
+        while lane.is_alive():
+            lane.join(0.5)
+        for result in lane_results:
+            results[id(result.block)] = result
+        runner.wait_for_closers()
     except KeyboardInterrupt:
         print("docs-samples: interrupted; stopping what the samples started", file=sys.stderr)
-        with Session.live_lock:
-            live = list(Session.live)
-        for session in live:
-            session.close()
+        runner.stopping.set()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < 1.0:  # until no chain has started a session for a second
+            with Session.live_lock:
+                live = list(Session.live)
+            for session in live:
+                session.close()
+                quiet_since = time.monotonic()
+            time.sleep(0.1)
         runner.services.stop()
-        sys.exit(130)
+        if not args.keep:
+            shutil.rmtree(runner.root, ignore_errors=True)
+        os._exit(130)  # the workers notice their sessions are gone; nothing to wait for
     finally:
+        quiet()
         runner.services.stop()
         if not args.keep:
             shutil.rmtree(runner.root, ignore_errors=True)
@@ -1155,6 +1374,8 @@ def main():
         if result.status == "ok":
             detail = f"{result.commands} command{'s' if result.commands != 1 else ''}" if block.kind == "console" \
                 else f"{block.kind}: {result.detail}" if block.kind in ("swift", "nginx") else f"{block.kind} script"
+            if block.has("synopsis"):
+                detail = f"synopsis, against {block.get('synopsis')}"
             line = f"ok {block.where} ({detail})"
         elif result.status == "skip":
             line = f"skip {block.where}: {result.detail}"

@@ -40,7 +40,9 @@ enum StoreSetting {
     /// The keys that start with `prefix`, in byte order. `prefix` is matched literally: `%` and
     /// `_` in it are not patterns.
     static func keys(withPrefix prefix: String, in db: any SQLTransaction) throws -> [String] {
-        try db.query("SELECT key FROM storeSetting WHERE substr(key, 1, ?) = ? ORDER BY key",
+        // The length is cast: PostgreSQL has no substr(text, integer, bigint), and a bound
+        // integer arrives as a bigint.
+        try db.query("SELECT key FROM storeSetting WHERE substr(key, 1, CAST(? AS INTEGER)) = ? ORDER BY key",
                      [.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]).map { try $0.requiredString("key") }
     }
 }

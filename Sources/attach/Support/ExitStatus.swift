@@ -38,8 +38,15 @@ enum ExitStatus {
                 print(AttachCommand.fullMessage(for: error))
                 return ok
             }
+            if let refusal = error as? ValidationError {
+                // A check made by a command itself, once its arguments parsed (or of a setting
+                // from the environment): its own words say what to change. The parser's usage
+                // would be the root command's, naming no subcommand, so it is left out.
+                Console.error("Error: \(refusal.message)")
+                return inputError
+            }
             let message = AttachCommand.fullMessage(for: error)
-            if code == .validationFailure || error is ValidationError {
+            if code == .validationFailure {
                 Console.error(message.isEmpty ? "attach: invalid usage" : message)
                 return inputError
             }
