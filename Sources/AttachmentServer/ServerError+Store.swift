@@ -19,27 +19,31 @@ extension ServerError {
     /// | `upload` | 404, 410, 409, 423, 413, 460, 400 | see the `ResumableUploadError` initialiser |
     /// | `pushedBlob` | 404, 409, 423, 413, 422 | see the `PushedBlobError` initialiser |
     /// | `blobMissing`, `hashMismatch`, `catalogDamaged`, `damagedCatalogRow`, `catalog`, others | 500 | `store_damaged` / `internal_error` |
+    ///
+    /// The message is the store error's own words (written once, in `AttachmentStore.Error`),
+    /// except where those would tell a client more than it should learn: a failed write names
+    /// no path of the server, damage names no blob, an ambiguous prefix lists no other id.
     public init(_ error: AttachmentStore.Error) {
+        let words = error.description
         switch error {
-        case .noteNotFound(let id):
-            self.init(.notFound, code: "note_not_found", message: "no note \(id)")
-        case .attachmentNotFound(let id):
-            self.init(.notFound, code: "attachment_not_found", message: "no attachment \(id)")
-        case .notInTrash(let id):
-            self.init(.notFound, code: "not_in_trash", message: "nothing in the trash is called \(id)")
-        case .originalNotHeld(let hash):
-            self.init(.notFound, code: "original_not_held", message: "this server holds no original hashing to sha256:\(hash); send its bytes")
-        case .notAvailableLocally(let id):
-            self.init(.conflict, code: "not_available_locally",
-                      message: "the bytes of attachment \(id) are on a peer, not on this server yet")
-        case .invalidArgument(let message):
-            self.init(.badRequest, code: "invalid_argument", message: message)
-        case .notAnImage(let id):
-            self.init(.notFound, code: "not_an_image", message: "attachment \(id) is not an image, so it has no thumbnail")
-        case .imageUnreadable(let id, let reason):
-            self.init(.unprocessableContent, code: "image_unreadable", message: "the image of attachment \(id) cannot be decoded: \(reason)")
-        case .imageTooLarge(let id, let reason):
-            self.init(.unprocessableContent, code: "image_too_large", message: "the image of attachment \(id) is too large to decode: \(reason)")
+        case .noteNotFound:
+            self.init(.notFound, code: "note_not_found", message: words)
+        case .attachmentNotFound:
+            self.init(.notFound, code: "attachment_not_found", message: words)
+        case .notInTrash:
+            self.init(.notFound, code: "not_in_trash", message: words)
+        case .originalNotHeld:
+            self.init(.notFound, code: "original_not_held", message: words)
+        case .notAvailableLocally:
+            self.init(.conflict, code: "not_available_locally", message: words)
+        case .invalidArgument:
+            self.init(.badRequest, code: "invalid_argument", message: words)
+        case .notAnImage:
+            self.init(.notFound, code: "not_an_image", message: words)
+        case .imageUnreadable:
+            self.init(.unprocessableContent, code: "image_unreadable", message: words)
+        case .imageTooLarge:
+            self.init(.unprocessableContent, code: "image_too_large", message: words)
         case .ambiguousIdentifier(let prefix, _):
             self.init(.notFound, code: "not_found", message: "\(prefix) is not a full identifier")
         case .writeFailed(_, let cause) where cause.isOutOfSpace:
@@ -49,12 +53,10 @@ extension ServerError {
         case .blobMissing, .hashMismatch, .catalogDamaged, .damagedCatalogRow:
             self.init(.internalServerError, code: "store_damaged",
                       message: "the stored bytes are damaged or missing; run `attach verify`")
-        case .objectStore(let failure):
-            self.init(.serviceUnavailable, code: "blob_storage_unavailable",
-                      message: "the object store holding the originals failed, nothing was stored or changed: \(failure)")
-        case .catalogUnavailable(let cause):
-            self.init(.serviceUnavailable, code: "catalog_unavailable",
-                      message: "the catalog database cannot be reached, nothing was changed; try again shortly (\(cause.message))")
+        case .objectStore:
+            self.init(.serviceUnavailable, code: "blob_storage_unavailable", message: words)
+        case .catalogUnavailable:
+            self.init(.serviceUnavailable, code: "catalog_unavailable", message: words)
         case .upload(let failure):
             self.init(failure)
         case .pushedBlob(let failure):

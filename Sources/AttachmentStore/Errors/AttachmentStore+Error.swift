@@ -82,7 +82,7 @@ extension AttachmentStore {
             case .notInTrash(let id):
                 return "nothing in the trash is called \(id)"
             case .originalNotHeld(let hash):
-                return "the store holds no original hashing to sha256:\(hash); send its bytes"
+                return "this store holds no original hashing to sha256:\(hash); send its bytes"
             case .ambiguousIdentifier(let prefix, let matches):
                 let shown = matches.prefix(5).joined(separator: ", ")
                 return "\(prefix) matches \(matches.count) records (\(shown)); give more characters"
