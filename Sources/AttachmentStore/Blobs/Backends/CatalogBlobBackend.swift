@@ -25,34 +25,22 @@ struct CatalogBlobBackend: BlobBackend {
         return .installed
     }
 
-    func readablePath(for hash: BlobHash) -> String { files.materializedPath(for: hash) }
+    private var copies: LocalCopyCache { LocalCopyCache(files: files) }
+
+    func readablePath(for hash: BlobHash) -> String { copies.path(for: hash) }
 
     func localFile(for hash: BlobHash) async throws -> String {
-        let path = files.materializedPath(for: hash)
-        if try await BlockingPool.run({ try LeastRecentlyRead.touchIfPresent(path) }) { return path }
+        if let copy = try await copies.existingCopy(of: hash) { return copy }
         guard let bytes = try await context.catalog.read({ db in try BlobContentRecord.bytes(of: hash, in: db) }) else {
             throw AttachmentStore.Error.blobMissing(hash)
         }
-        try await BlockingPool.run {
-            let folder = POSIXFile.parentFolder(of: path)
-            do throws(SystemError) {
-                try POSIXFile.makeDirectories(folder)
-            } catch {
-                throw AttachmentStore.Error.writeFailed(path: folder, cause: .system(error))
-            }
-            let partial = path + ".part-\(UUID().uuidString.prefix(8))"
-            guard FileManager.default.createFile(atPath: partial, contents: bytes) else {
-                let failure = SystemError("create")
-                unlink(partial)
-                throw AttachmentStore.Error.writeFailed(path: path, cause: .system(failure))
-            }
-            guard rename(partial, path) == 0 else {
-                let failure = SystemError("rename")
-                unlink(partial)
-                throw AttachmentStore.Error.writeFailed(path: path, cause: .system(failure))
+        return try await copies.fill(hash, logger: context.logger) { partial in
+            try await BlockingPool.run {
+                guard FileManager.default.createFile(atPath: partial, contents: bytes) else {
+                    throw AttachmentStore.Error.writeFailed(path: partial, cause: .system(SystemError("create")))
+                }
             }
         }
-        return path
     }
 
     func remove(_ hash: BlobHash) throws(AttachmentStore.Error) { try files.remove(hash) }
@@ -77,7 +65,7 @@ struct CatalogBlobBackend: BlobBackend {
     }
 
     func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError) {
-        try POSIXFile.remove(files.materializedPath(for: hash))
+        try copies.remove(hash)
     }
 
     func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {

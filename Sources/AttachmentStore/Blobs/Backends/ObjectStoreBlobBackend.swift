@@ -95,7 +95,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
     /// The upload happened before the transaction; the staged file is kept as the local copy
     /// readers use (a hard link into `cache/blobs/`, derived data), when that works.
     func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
-        let destination = files.materializedPath(for: staged.hash)
+        let destination = copies.path(for: staged.hash)
         if (try? POSIXFile.status(destination)) ?? nil != nil { return .alreadyPresent }
         let directory = POSIXFile.parentFolder(of: destination)
         if (try? POSIXFile.makeDirectories(directory)) != nil {
@@ -106,46 +106,30 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
 
     // MARK: Reading
 
-    func readablePath(for hash: BlobHash) -> String { files.materializedPath(for: hash) }
+    private var copies: LocalCopyCache { LocalCopyCache(files: files) }
+
+    func readablePath(for hash: BlobHash) -> String { copies.path(for: hash) }
 
     func localFile(for hash: BlobHash) async throws -> String {
-        let path = files.materializedPath(for: hash)
-        if try await BlockingPool.run({ try LeastRecentlyRead.touchIfPresent(path) }) { return path }
-        return try await download(hash, to: path)
+        if let copy = try await copies.existingCopy(of: hash) { return copy }
+        return try await download(hash)
     }
 
-    /// Downloads the object of `hash` to `path`, checking that it hashes to its name before it
-    /// can be read.
+    /// Downloads the object of `hash` into its local copy, checking that it hashes to its name
+    /// before it can be read.
     /// - Throws: ``AttachmentStore/Error/blobMissing(_:)`` when the object store has no such
     ///   object, ``AttachmentStore/Error/hashMismatch(expected:actual:)`` when its bytes are not
     ///   the blob's, ``AttachmentStore/Error/objectStore(_:)`` when the object store fails.
-    private func download(_ hash: BlobHash, to path: String) async throws -> String {
-        let folder = POSIXFile.parentFolder(of: path)
-        let partial = path + ".part-" + UUID().uuidString.prefix(8)
-        try await BlockingPool.run {
-            do throws(SystemError) {
-                try POSIXFile.makeDirectories(folder)
-            } catch {
-                throw AttachmentStore.Error.writeFailed(path: folder, cause: .system(error))
-            }
-        }
+    private func download(_ hash: BlobHash) async throws -> String {
         do {
-            try await store.download(hash, toFile: partial)
-            try await BlockingPool.run {
-                let (actual, _) = try BlobFileScan.hash(fileAt: partial)
-                guard actual == hash else { throw AttachmentStore.Error.hashMismatch(expected: hash, actual: actual) }
-                guard rename(partial, path) == 0 else {
-                    throw AttachmentStore.Error.writeFailed(path: path, cause: .system(SystemError("rename")))
+            return try await copies.fill(hash, logger: context.logger) { [store] partial in
+                try await store.download(hash, toFile: partial)
+                try await BlockingPool.run {
+                    let (actual, _) = try BlobFileScan.hash(fileAt: partial)
+                    guard actual == hash else { throw AttachmentStore.Error.hashMismatch(expected: hash, actual: actual) }
                 }
             }
-            return path
         } catch {
-            do {
-                try await BlockingPool.run { try POSIXFile.remove(partial) }
-            } catch let cleanup {
-                context.logger.warning("a partial download stays in cache/ (derived data, safe to delete)",
-                                       metadata: ["path": "\(partial)", "error": "\(cleanup)"])
-            }
             if case BlobObjectStoreError.missing = error { throw AttachmentStore.Error.blobMissing(hash) }
             throw Self.storeError(error, operation: "download blob \(hash.short)", location: store.location)
         }
@@ -281,7 +265,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
 
     /// The object stays (it may be the only copy); only the local copy goes, so nothing serves it.
     func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError) {
-        try POSIXFile.remove(files.materializedPath(for: hash))
+        try copies.remove(hash)
     }
 
     func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
