@@ -13,8 +13,14 @@ enum BlobContentRecord {
         try db.queryOne("SELECT EXISTS (SELECT 1 FROM blobContent WHERE hash = ?) AS found", [.text(hash.rawValue)])?.bool("found") ?? false
     }
 
+    /// The columns a row is written with, and each one's value.
+    static let columns = SQLColumns<(hash: BlobHash, bytes: Data)>(table: "blobContent", key: ["hash"], [
+        .init("hash") { .text($0.hash.rawValue) },
+        .init("bytes") { .blob($0.bytes) },
+    ])
+
     /// Stores the bytes of `hash`.
     static func insert(_ hash: BlobHash, bytes: Data, in db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO blobContent (hash, bytes) VALUES (?, ?)", [.text(hash.rawValue), .blob(bytes)])
+        try db.execute(columns.insert, columns.arguments(of: (hash, bytes)))
     }
 }

@@ -43,11 +43,24 @@ enum BlobLease {
         return true
     }
 
+    /// One claim as a row.
+    struct Row {
+        var hash: BlobHash
+        var holder: String
+        var purpose: String
+        var expiresAt: Date
+    }
+
+    /// The columns a claim is written with, and each one's value.
+    static let columns = SQLColumns<Row>(table: "blobLease", key: ["hash", "holder"], [
+        .init("hash") { .text($0.hash.rawValue) },
+        .init("holder") { .text($0.holder) },
+        .init("purpose") { .text($0.purpose) },
+        .init("expiresAt") { .date($0.expiresAt) },
+    ])
+
     private static func claim(_ hash: BlobHash, holder: String, purpose: String, until expiry: Date, in db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO blobLease (hash, holder, purpose, expiresAt) VALUES (?, ?, ?, ?)
-            ON CONFLICT (hash, holder) DO UPDATE SET purpose = excluded.purpose, expiresAt = excluded.expiresAt
-            """, [.text(hash.rawValue), .text(holder), .text(purpose), .date(expiry)])
+        try db.execute(columns.upsert, columns.arguments(of: Row(hash: hash, holder: holder, purpose: purpose, expiresAt: expiry)))
     }
 
     /// Ends `holder`'s claim on `hash`.

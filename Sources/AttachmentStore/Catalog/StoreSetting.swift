@@ -7,18 +7,22 @@ enum StoreSetting {
         try db.queryOne("SELECT value FROM storeSetting WHERE key = ?", [.text(key)])?.string("value")
     }
 
+    /// The columns a setting is written with, and each one's value.
+    static let columns = SQLColumns<(key: String, value: String)>(table: "storeSetting", key: ["key"], [
+        .init("key") { .text($0.key) },
+        .init("value") { .text($0.value) },
+    ])
+
     /// Records a setting unless it is already recorded; returns the recorded value.
     static func recordOnce(_ key: String, _ value: String, in db: any SQLTransaction) throws -> String {
-        try db.execute("INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", [.text(key), .text(value)])
+        try db.execute(columns.insertIfAbsent, columns.arguments(of: (key, value)))
         return try self.value(key, in: db) ?? value
     }
 
     /// Adds one to a counting setting (missing counts as 0).
     static func increment(_ key: String, in db: any SQLTransaction) throws {
-        try db.execute("""
-            INSERT INTO storeSetting (key, value) VALUES (?, '1')
-            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(storeSetting.value AS BIGINT) + 1 AS TEXT)
-            """, [.text(key)])
+        try db.execute(columns.insert + " ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(storeSetting.value AS BIGINT) + 1 AS TEXT)",
+                       columns.arguments(of: (key, "1")))
     }
 
     /// A counting setting's value (0 when missing).
@@ -28,8 +32,7 @@ enum StoreSetting {
 
     /// Sets a setting, replacing its value.
     static func set(_ key: String, _ value: String, in db: any SQLTransaction) throws {
-        try db.execute("INSERT INTO storeSetting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                       [.text(key), .text(value)])
+        try db.execute(columns.upsert, columns.arguments(of: (key, value)))
     }
 
     /// Removes a setting (nothing happens when it is missing).

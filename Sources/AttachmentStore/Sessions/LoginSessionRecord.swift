@@ -11,21 +11,26 @@ enum LoginSessionRecord {
         BlobHash(digest: SHA256.hash(data: Data(key.utf8))).rawValue
     }
 
+    /// The columns a session is written with, and each one's value (the key as its hash).
+    static let columns = SQLColumns<(key: String, value: String, expiresAt: Date?)>(table: "loginSession", key: ["keyHash"], [
+        .init("keyHash") { .text(keyHash($0.key)) },
+        .init("value") { .text($0.value) },
+        .init("expiresAt") { $0.expiresAt.map(SQLValue.date) ?? .null },
+    ])
+
     /// Inserts `value` under `key` unless a live one is there (an expired one is replaced);
     /// whether it was inserted.
     static func insert(key: String, value: String, expiresAt: Date?, now: Date, in db: any SQLTransaction) throws -> Bool {
         let hash = keyHash(key)
         _ = try db.execute("DELETE FROM loginSession WHERE keyHash = ? AND expiresAt <= ?", [.text(hash), .date(now)])
-        return try db.execute("INSERT INTO loginSession (keyHash, value, expiresAt) VALUES (?, ?, ?) ON CONFLICT (keyHash) DO NOTHING",
-                              [.text(hash), .text(value), expiresAt.map { .date($0) } ?? .null]) == 1
+        return try db.execute(columns.insertIfAbsent, columns.arguments(of: (key, value, expiresAt))) == 1
     }
 
     /// Stores `value` under `key`, keeping the expiry already there when `expiresAt` is `nil`.
     static func upsert(key: String, value: String, expiresAt: Date?, in db: any SQLTransaction) throws {
-        _ = try db.execute("""
-            INSERT INTO loginSession (keyHash, value, expiresAt) VALUES (?, ?, ?)
-            ON CONFLICT (keyHash) DO UPDATE SET value = excluded.value, expiresAt = COALESCE(excluded.expiresAt, loginSession.expiresAt)
-            """, [.text(keyHash(key)), .text(value), expiresAt.map { .date($0) } ?? .null])
+        _ = try db.execute(columns.insert + """
+             ON CONFLICT (keyHash) DO UPDATE SET value = excluded.value, expiresAt = COALESCE(excluded.expiresAt, loginSession.expiresAt)
+            """, columns.arguments(of: (key, value, expiresAt)))
     }
 
     /// The live value under `key` and when it expires; `nil` when there is none or it expired.

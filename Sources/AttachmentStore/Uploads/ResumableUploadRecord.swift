@@ -27,13 +27,27 @@ enum ResumableUploadRecord {
         case gone
     }
 
+    /// The columns a new upload is written with, and each one's value.
+    static let columns = SQLColumns<(id: UploadID, description: UploadDescription, json: String)>(table: "resumableUpload", key: ["id"], [
+        .init("id") { .text($0.id.rawValue) },
+        .init("description") { .text($0.json) },
+        .init("byteCount") { .integer($0.description.length) },
+        .init("createdAt") { .date($0.description.createdAt) },
+        .init("lastActivityAt") { .date($0.description.createdAt) },
+        .init("expiresAt") { .date($0.description.expiry(lastActivity: $0.description.createdAt)) },
+    ])
+
+    /// The columns a part is written with, and each one's value.
+    static let partColumns = SQLColumns<(upload: UploadID, part: Part)>(table: "resumableUploadPart", key: ["upload", "startsAt"], [
+        .init("upload") { .text($0.upload.rawValue) },
+        .init("startsAt") { .integer($0.part.startsAt) },
+        .init("byteCount") { .integer($0.part.byteCount) },
+        .init("hash") { .text($0.part.hash.rawValue) },
+    ])
+
     /// Inserts a new upload with no parts.
     static func insert(_ id: UploadID, _ description: UploadDescription, json: String, in db: any SQLTransaction) throws {
-        _ = try db.execute("""
-            INSERT INTO resumableUpload (id, description, byteCount, createdAt, lastActivityAt, expiresAt)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """, [.text(id.rawValue), .text(json), .integer(description.length), .date(description.createdAt),
-                  .date(description.createdAt), .date(description.expiry(lastActivity: description.createdAt))])
+        _ = try db.execute(columns.insert, columns.arguments(of: (id, description, json)))
     }
 
     /// The upload's description, bytes held, last activity and whether it finished; `nil` when
@@ -108,8 +122,7 @@ enum ResumableUploadRecord {
 
     /// Appends a part and moves the upload's last activity (and so its expiry) to `now`.
     static func addPart(_ part: Part, to id: UploadID, description: UploadDescription, now: Date, in db: any SQLTransaction) throws {
-        _ = try db.execute("INSERT INTO resumableUploadPart (upload, startsAt, byteCount, hash) VALUES (?, ?, ?, ?)",
-                           [.text(id.rawValue), .integer(part.startsAt), .integer(part.byteCount), .text(part.hash.rawValue)])
+        _ = try db.execute(partColumns.insert, partColumns.arguments(of: (id, part)))
         _ = try db.execute("UPDATE resumableUpload SET lastActivityAt = ?, expiresAt = ? WHERE id = ?",
                            [.date(now), .date(description.expiry(lastActivity: now)), .text(id.rawValue)])
     }
