@@ -258,6 +258,10 @@ let package = Package(
             dependencies: ["AttachmentSync", "AttachmentStore", "TestSupport"]
         ),
         .testTarget(
+            name: "AttachmentS3Tests",
+            dependencies: ["AttachmentS3", "AttachmentStore", "S3Client"]
+        ),
+        .testTarget(
             name: "AttachmentClientTests",
             dependencies: [
                 "AttachmentClient", "TestSupport",
@@ -304,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "S3ClientTests",
             dependencies: [
-                "S3Client", "AttachmentS3", "AttachmentStore", "TestSupport",
+                "S3Client", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
