@@ -40,8 +40,8 @@ enum StoreSetting {
         try db.execute("DELETE FROM storeSetting WHERE key = ?", [.text(key)])
     }
 
-    /// The keys that start with `prefix`, in byte order. `prefix` is matched literally: `%` and
-    /// `_` in it are not patterns.
+    /// The keys that start with `prefix`, in the catalog's order of keys. `prefix` is compared
+    /// as text, character for character: `%` and `_` in it are not patterns, and case counts.
     static func keys(withPrefix prefix: String, in db: any SQLTransaction) throws -> [String] {
         // The length is cast: PostgreSQL has no substr(text, integer, bigint), and a bound
         // integer arrives as a bigint.
