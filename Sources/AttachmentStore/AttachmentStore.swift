@@ -74,7 +74,7 @@ public final class AttachmentStore: Sendable {
     public let configuration: Configuration
     let layout: StoreLayout
     let catalog: Catalog
-    let blobs: BlobStore
+    let blobs: StoreFolderBlobs
     /// Where the originals live: every step that depends on the placement goes through it.
     let backend: any BlobBackend
     let imageCache: MemoryCache<String, Data>
@@ -92,7 +92,7 @@ public final class AttachmentStore: Sendable {
         self.directory = URL(filePath: layout.root, directoryHint: .notDirectory)
         self.layout = layout
         self.catalog = catalog
-        let blobs = BlobStore(root: layout.root, syncsStagedBlobs: catalog.placement.syncsStagedBlobs,
+        let blobs = StoreFolderBlobs(root: layout.root, syncsStagedBlobs: catalog.placement.syncsStagedBlobs,
                               installsFiles: catalog.placement.keepsOriginalsAsFiles)
         self.blobs = blobs
         self.backend = BlobBackends.make(

@@ -62,7 +62,7 @@ final class BlobWriter: Sendable {
     }
 
     /// Ends writing and returns the staged blob, still locked. The bytes are not yet synced:
-    /// ``BlobStore`` syncs them only when they will become a new blob. Blocks.
+    /// ``StoreFolderBlobs`` syncs them only when they will become a new blob. Blocks.
     func finish() throws(AttachmentStore.Error) -> StagedBlob {
         let storePath = self.storePath
         let path = temporaryPath

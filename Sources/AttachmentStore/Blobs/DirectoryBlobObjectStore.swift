@@ -13,14 +13,14 @@ import Glibc
 public struct DirectoryBlobObjectStore: BlobObjectStore {
     /// The directory, absolute, without a trailing slash.
     public let directory: String
-    private let files: BlobStore
+    private let files: StoreFolderBlobs
 
     /// The object store in `directory`. Nothing is created until the first upload, which makes
     /// its `blobs/` and `tmp/` folders when missing.
     public init(directory: URL) {
         let layout = StoreLayout(directory: directory)
         self.directory = layout.root
-        self.files = BlobStore(root: layout.root)
+        self.files = StoreFolderBlobs(root: layout.root)
     }
 
     /// `file://<directory>`.

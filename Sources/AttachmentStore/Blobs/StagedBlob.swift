@@ -64,7 +64,7 @@ final class StagedBlob: Sendable {
     }
 
     /// Records that the bytes reached stable storage through a `syncfs` of their filesystem
-    /// made after they were all written (``BlobStore/makeDurable(_:)``), so ``makeDurable()``
+    /// made after they were all written (``StoreFolderBlobs/makeDurable(_:)``), so ``makeDurable()``
     /// has nothing left to do.
     func recordSyncedByFilesystemFlush() {
         state.withLock { $0.durable = true }

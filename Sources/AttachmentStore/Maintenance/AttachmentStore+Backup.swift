@@ -113,7 +113,7 @@ extension AttachmentStore {
     }
 
     /// Copies each original into the backup; `false` when one was gone from the store.
-    private func copyOriginals(_ originals: [BackupSnapshot.Original], into backupBlobs: BlobStore, report: inout BackupReport,
+    private func copyOriginals(_ originals: [BackupSnapshot.Original], into backupBlobs: StoreFolderBlobs, report: inout BackupReport,
                                progress: (@Sendable (BackupProgress) -> Void)?) async throws -> Bool {
         var done = BackupProgress(blobsDone: 0, blobs: originals.count, bytesDone: 0, bytes: report.blobBytes)
         for original in originals {
@@ -133,7 +133,7 @@ extension AttachmentStore {
     }
 
     /// Puts one original in the backup, from wherever this store keeps it.
-    private func place(_ original: BackupSnapshot.Original, into backupBlobs: BlobStore) async throws -> BackupBlobCopy.Outcome {
+    private func place(_ original: BackupSnapshot.Original, into backupBlobs: StoreFolderBlobs) async throws -> BackupBlobCopy.Outcome {
         try await backend.copy(original.hash, byteCount: original.byteCount, into: backupBlobs)
     }
 }

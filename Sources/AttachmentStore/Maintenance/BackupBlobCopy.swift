@@ -20,7 +20,7 @@ enum BackupBlobCopy {
     }
 
     /// Places the original `hash` (`byteCount` bytes), read from `source`, in `backup`.
-    static func place(_ hash: BlobHash, byteCount: Int64, from source: String, into backup: BlobStore) throws(SystemError) -> Outcome {
+    static func place(_ hash: BlobHash, byteCount: Int64, from source: String, into backup: StoreFolderBlobs) throws(SystemError) -> Outcome {
         let destination = backup.path(for: hash)
         if let existing = try POSIXFile.status(destination) {
             if Int64(existing.st_size) == byteCount { return .reused }
@@ -49,7 +49,7 @@ enum BackupBlobCopy {
 
     /// A new file in the backup's `tmp/` that `write` fills through a descriptor; then it is
     /// synced, made read-only and renamed to `destination`. Removed when anything fails.
-    static func install(into backup: BlobStore, as destination: String, _ write: (Int32) throws(SystemError) -> Void) throws(SystemError) {
+    static func install(into backup: StoreFolderBlobs, as destination: String, _ write: (Int32) throws(SystemError) -> Void) throws(SystemError) {
         let temporary = backup.temporaryDirectory + "/backup-" + String(destination.split(separator: "/").last ?? "blob")
         let output = open(temporary, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("create \(temporary)") }

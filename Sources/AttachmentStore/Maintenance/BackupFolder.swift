@@ -19,7 +19,7 @@ struct BackupFolder: Sendable {
     var root: String { layout.root }
 
     /// The backup's originals, as a blob folder.
-    var blobs: BlobStore { BlobStore(root: layout.root) }
+    var blobs: StoreFolderBlobs { StoreFolderBlobs(root: layout.root) }
 
     /// Where a catalog snapshot is written before it becomes the backup's catalog.
     var snapshotPath: String { layout.temporaryPath + "/catalog-snapshot.sqlite" }

@@ -39,7 +39,7 @@ enum BlobFileScan {
         guard fd >= 0 else { throw SystemError("open") }
         defer { close(fd) }
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: StoreFolderBlobs.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var digest = BlobDigest()
         while true {

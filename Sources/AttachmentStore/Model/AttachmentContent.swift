@@ -56,7 +56,7 @@ public struct AttachmentContent: Sendable {
         var hasher = SHA256()
         do {
             defer { close(output) }
-            while let chunk = try reader.read(maximum: BlobStore.chunkSize) {
+            while let chunk = try reader.read(maximum: StoreFolderBlobs.chunkSize) {
                 try cancellation.check()
                 hasher.update(data: chunk)
                 try chunk.withUnsafeBytes { try POSIXFile.writeAll(output, $0) }

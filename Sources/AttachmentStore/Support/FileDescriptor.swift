@@ -64,7 +64,7 @@ package enum POSIXFile {
 
     /// Copies everything `input` has left to read into `output`, a chunk at a time.
     static func copyAll(from input: Int32, to output: Int32) throws(SystemError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkSize, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: StoreFolderBlobs.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
             let count = try read(input, into: buffer)

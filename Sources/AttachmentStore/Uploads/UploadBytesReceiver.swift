@@ -47,7 +47,7 @@ enum UploadBytesReceiver {
         do {
             // A cut stream still delivers what arrived as a last step (see `ChunkSteps`), so every
             // byte hashed is written before the failure is seen below.
-            for try await step in ChunkSteps(bytes, size: BlobStore.chunkSize) {
+            for try await step in ChunkSteps(bytes, size: StoreFolderBlobs.chunkSize) {
                 guard written + Int64(step.byteCount) <= room else {
                     throw AttachmentStore.Error.upload(.exceedsLength(declaredLength))
                 }

@@ -19,12 +19,12 @@ protocol BlobBackend: Sendable {
 
     /// Inside the write transaction that references the blob: puts the staged bytes where this
     /// placement keeps them. Blocks.
-    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> StoreFolderBlobs.Installation
 
     /// Inside the one write transaction that references them all: installs a batch, with as
     /// few flushes as the placement allows (files: one `syncfs` for every rename). The default
     /// installs them one by one. Blocks.
-    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation]
+    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [StoreFolderBlobs.Installation]
 
     // MARK: Reading
 
@@ -60,11 +60,11 @@ protocol BlobBackend: Sendable {
     /// local copy that can be fetched again), so nothing serves them. Blocks.
     func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError)
     /// Puts the original `hash` into a backup's blob files.
-    func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome
+    func copy(_ hash: BlobHash, byteCount: Int64, into backup: StoreFolderBlobs) async throws -> BackupBlobCopy.Outcome
 }
 
 extension BlobBackend {
-    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation] {
+    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [StoreFolderBlobs.Installation] {
         try batch.map { try install($0, in: db) }
     }
 }
@@ -131,7 +131,7 @@ struct BlobOrphanCount {
 
 /// What every backend needs of its store.
 struct BlobBackendContext: Sendable {
-    let files: BlobStore
+    let files: StoreFolderBlobs
     let catalog: Catalog
     let layout: StoreLayout
     let logger: Logger
@@ -151,7 +151,7 @@ enum BlobBackends {
     }
 }
 
-extension BlobStore {
+extension StoreFolderBlobs {
     /// `gc` for files under `blobs/` the catalog does not know, older than `cutoff`: removed in a
     /// write transaction that rechecks they are unknown. Shared by the placements that can
     /// leave such files.

@@ -12,10 +12,10 @@ struct CatalogBlobBackend: BlobBackend {
     let context: BlobBackendContext
     var placement: BlobPlacement { .catalog }
     var hasFileBeforeFirstRead: Bool { false }
-    private var files: BlobStore { context.files }
+    private var files: StoreFolderBlobs { context.files }
 
 
-    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> StoreFolderBlobs.Installation {
         if try BlobContentRecord.exists(staged.hash, in: db) { return .alreadyPresent }
         guard let bytes = FileManager.default.contents(atPath: staged.temporaryPath) else {
             throw AttachmentStore.Error.writeFailed(path: files.root, cause: .condition("the staged copy vanished"))
@@ -68,7 +68,7 @@ struct CatalogBlobBackend: BlobBackend {
         try copies.remove(hash)
     }
 
-    func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
+    func copy(_ hash: BlobHash, byteCount: Int64, into backup: StoreFolderBlobs) async throws -> BackupBlobCopy.Outcome {
         // A backup of a catalog-placed store carries the bytes in its catalog snapshot.
         .reused
     }

@@ -11,14 +11,14 @@ struct FileBlobBackend: BlobBackend {
     let context: BlobBackendContext
     var placement: BlobPlacement { .files }
     var hasFileBeforeFirstRead: Bool { true }
-    private var files: BlobStore { context.files }
+    private var files: StoreFolderBlobs { context.files }
 
 
-    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> StoreFolderBlobs.Installation {
         try files.installFile(staged, replacingExisting: try Self.untrusted(staged, in: db))
     }
 
-    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [BlobStore.Installation] {
+    func install(batch: [StagedBlob], in db: any SQLTransaction) throws -> [StoreFolderBlobs.Installation] {
         try files.installFiles(try batch.map { ($0, try Self.untrusted($0, in: db)) })
     }
 
@@ -55,7 +55,7 @@ struct FileBlobBackend: BlobBackend {
     }
 
     func inspect(_ hash: BlobHash, judge: @escaping BlobJudge) async throws -> BlobDamage? {
-        try await BlobStore.inspectFile(at: files.path(for: hash), judge: judge)
+        try await StoreFolderBlobs.inspectFile(at: files.path(for: hash), judge: judge)
     }
 
     func quarantine(_ hash: BlobHash, into folder: String) throws(SystemError) {
@@ -64,7 +64,7 @@ struct FileBlobBackend: BlobBackend {
         if rename(source, folder + "/" + hash.rawValue) != 0 && errno != ENOENT { throw SystemError("rename \(source)") }
     }
 
-    func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
+    func copy(_ hash: BlobHash, byteCount: Int64, into backup: StoreFolderBlobs) async throws -> BackupBlobCopy.Outcome {
         let source = files.path(for: hash)
         return try await BlockingPool.run { [files] () throws -> BackupBlobCopy.Outcome in
             // A link in the source (a restore's backup) would bring a file from elsewhere along.

@@ -10,7 +10,7 @@ import Glibc
 /// and drops such a copy, for both backends that keep one.
 struct LocalCopyCache: Sendable {
     /// The store folder's blob files, whose `materializedPath(for:)` names a copy.
-    let files: BlobStore
+    let files: StoreFolderBlobs
 
     /// Where the copy of `hash` is (or would be).
     func path(for hash: BlobHash) -> String { files.materializedPath(for: hash) }

@@ -22,7 +22,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
     let context: BlobBackendContext
     var placement: BlobPlacement { .objectStore }
     var hasFileBeforeFirstRead: Bool { true }
-    private var files: BlobStore { context.files }
+    private var files: StoreFolderBlobs { context.files }
     private var catalog: Catalog { context.catalog }
 
     // MARK: Ingest
@@ -94,7 +94,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
 
     /// The upload happened before the transaction; the staged file is kept as the local copy
     /// readers use (a hard link into `cache/blobs/`, derived data), when that works.
-    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> BlobStore.Installation {
+    func install(_ staged: StagedBlob, in db: any SQLTransaction) throws -> StoreFolderBlobs.Installation {
         let destination = copies.path(for: staged.hash)
         if (try? POSIXFile.status(destination)) ?? nil != nil { return .alreadyPresent }
         let directory = POSIXFile.parentFolder(of: destination)
@@ -260,7 +260,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
             if case .corrupt(_, let reason) = error { return (.unreadable, reason) }
             throw AttachmentStore.Error.objectStore(error)
         }
-        return try await BlobStore.inspectFile(at: path, judge: judge)
+        return try await StoreFolderBlobs.inspectFile(at: path, judge: judge)
     }
 
     /// The object stays (it may be the only copy); only the local copy goes, so nothing serves it.
@@ -268,7 +268,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
         try copies.remove(hash)
     }
 
-    func copy(_ hash: BlobHash, byteCount: Int64, into backup: BlobStore) async throws -> BackupBlobCopy.Outcome {
+    func copy(_ hash: BlobHash, byteCount: Int64, into backup: StoreFolderBlobs) async throws -> BackupBlobCopy.Outcome {
         let destination = backup.path(for: hash)
         if let existing = try await BlockingPool.run({ try POSIXFile.status(destination) }), Int64(existing.st_size) == byteCount {
             return .reused

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-extension BlobStore {
+extension StoreFolderBlobs {
     /// What is wrong with the way to the file of `hash`, read without following any link: the
     /// first of `blobs`, `blobs/sha256`, its two fan-out folders and the file itself that is a
     /// symbolic link (or not a folder, or the file not a regular one), as a sentence; `nil`

@@ -14,7 +14,7 @@ import Glibc
 /// are installed by `rename` — the only way a file appears under `blobs/`. A blob file is
 /// never modified after it is installed. The type holds no mutable state and is safe to use
 /// from any thread; every method that touches the disk blocks.
-struct BlobStore: Sendable {
+struct StoreFolderBlobs: Sendable {
     /// The store directory.
     let root: String
     /// `<root>/blobs/sha256`.
