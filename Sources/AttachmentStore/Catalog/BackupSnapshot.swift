@@ -37,8 +37,8 @@ struct BackupSnapshot {
             let originals = placement.flatMap(BlobPlacement.init(rawValue:))?.keepsOriginalsInCatalog == true ? [] : try BlobRecord.all(in: .present, in: transaction)
                 .filter { !unreferenced.contains($0.hash) }
                 .map { Original(hash: try $0.validatedHash, byteCount: $0.byteCount) }
-            let counts = try StoreStatistics(catalog: transaction)
-            return BackupSnapshot(path: path, notes: counts.notes, attachments: counts.attachments,
+            return BackupSnapshot(path: path, notes: Int(try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0),
+                                  attachments: Int(try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM attachment") ?? 0),
                                   blobs: originals.sorted { $0.hash < $1.hash })
         }
     }

@@ -91,6 +91,11 @@ final class Catalog: Sendable {
         return try await Self.mapped { try await database.write(locking: keys, body) }
     }
 
+    /// ``write(locking:_:)`` with `locks`, or ``write(_:)`` when there are none.
+    func write<T: Sendable>(lockingIfAny locks: [CatalogLock]?, _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
+        if let locks { try await write(locking: locks, body) } else { try await write(body) }
+    }
+
     /// Runs `body` on a consistent snapshot, mapping database errors to store errors.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
         try await Self.mapped { try await database.read(body) }

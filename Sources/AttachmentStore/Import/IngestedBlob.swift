@@ -87,15 +87,12 @@ extension AttachmentStore {
         _ blob: IngestedBlob, into note: NoteID? = nil, _ body: @escaping @Sendable (any SQLTransaction) throws -> T
     ) async throws -> T {
         let result: Result<T, Swift.Error>
-        let catalog = self.catalog
         let locks = note.map { [CatalogLock.note($0), .blob(blob.staged.hash)] }
         do {
             if let uploading = backend as? any UploadingBlobBackend {
                 result = .success(try await uploading.committing(blob.staged, locks: locks, body))
-            } else if let locks {
-                result = .success(try await catalog.write(locking: locks, body))
             } else {
-                result = .success(try await catalog.write(body))
+                result = .success(try await catalog.write(lockingIfAny: locks, body))
             }
         } catch {
             result = .failure(error)

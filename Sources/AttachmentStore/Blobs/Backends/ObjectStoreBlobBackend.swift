@@ -29,13 +29,9 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
 
     func committing<T: Sendable>(_ staged: StagedBlob, locks: [CatalogLock]?,
                                  _ body: @escaping @Sendable (any SQLTransaction) throws -> T) async throws -> T {
-        let catalog = self.catalog
-        func write<V: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) throws -> V) async throws -> V {
-            if let locks { try await catalog.write(locking: locks, body) } else { try await catalog.write(body) }
-        }
         // Content the object store already holds needs no upload and no claim: referencing it
         // in the same transaction that finds its row present keeps any gc away from it.
-        if let done = try await write({ db -> T? in
+        if let done = try await catalog.write(lockingIfAny: locks, { db -> T? in
             guard try BlobRecord.isPresent(staged.hash.rawValue, in: db) else { return nil }
             return try body(db)
         }) {
@@ -43,7 +39,7 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
         }
         let claim = try await claimAndUpload(staged)
         do {
-            return try await write { db in
+            return try await catalog.write(lockingIfAny: locks) { db in
                 let value = try body(db)
                 if let claim { try BlobLease.release(staged.hash, holder: claim.holder, in: db) }
                 return value
