@@ -115,6 +115,7 @@ let package = Package(
         .target(
             name: "S3Client",
             dependencies: [
+                "AsyncCoordination",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

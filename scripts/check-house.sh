@@ -9,6 +9,8 @@
 #    made in Sources/AttachmentStore/Blobs/Backends/ and asked by name elsewhere.
 # 3. The libraries name no command-line flag and no `attach` command in what they say: the
 #    advice that names one is the CLI's (Sources/attach/Support/ErrorHint.swift).
+# 4. SQL on the attachment table, and so its column names, is written in three files of the
+#    core: the schema, AttachmentRecord.swift (its columns) and AttachmentRecord+Queries.swift.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -42,7 +44,12 @@ libraries="Sources/AttachmentStore Sources/AttachmentSync Sources/CatalogSQL Sou
 breach "a library names a command-line flag or an attach command in a message (hints are the CLI's: ErrorHint)" \
     "$(code_lines '"[^"]*(--[a-z][a-z-]+|`attach [a-z]+)' $(find $libraries -name '*.swift' | sort))"
 
+attachmentHomes='Sources/AttachmentStore/Catalog/(CatalogSchema|AttachmentRecord|AttachmentRecord\+Queries)\.swift'
+breach "SQL on the attachment table outside its three homes (add a query to Catalog/AttachmentRecord+Queries.swift)" \
+    "$(code_lines '\b(FROM|JOIN|UPDATE|INTO|TABLE) attachment\b|"[^"]*\battachment\.(noteId|position|blobHash|mediaType|filename|width|height|orientation|metadata|clock|trashedAt)\b' \
+        $(find Sources/AttachmentStore -name '*.swift' | sort) | grep -vE "^$attachmentHomes:")"
+
 if [ $status -eq 0 ]; then
-    echo "check-house: $(echo "$facades" | wc -l) facade files orchestrate only; placement decided in Blobs/Backends/; no flag text in the libraries"
+    echo "check-house: $(echo "$facades" | wc -l) facade files orchestrate only; placement decided in Blobs/Backends/; no flag text in the libraries; attachment SQL in its three files"
 fi
 exit $status

@@ -23,7 +23,7 @@ public enum FullImage {
         defer { cvips_unref(image) }
         var length = 0
         guard let pixels = cvips_write_to_memory(image, &length) else {
-            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+            throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         defer { cvips_free_buffer(pixels) }
         return Decoded(width: Int(cvips_width(image)), height: Int(cvips_height(image)), pixelBytes: length)
@@ -49,7 +49,7 @@ public enum FullImage {
         case .jpeg(let quality): cvips_jpeg(image, &buffer, &length, Int32(quality))
         case .png: cvips_png(image, &buffer, &length)
         }
-        guard status == 0, let buffer else { throw .unreadable(path: path, reason: VipsRuntime.lastError()) }
+        guard status == 0, let buffer else { throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError())) }
         defer { cvips_free_buffer(buffer) }
         return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
     }
@@ -59,11 +59,11 @@ public enum FullImage {
         // libvips decodes it next: its header through libvips starts libvips and holds the file to
         // the allowed loaders, before the limits are checked.
         try limits.check(try ImageProbe.libvipsHeader(ofFileAt: path), path: path)
-        guard let image = cvips_open_full(path) else { throw .unreadable(path: path, reason: VipsRuntime.lastError()) }
+        guard let image = cvips_open_full(path) else { throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError())) }
         defer { cvips_unref(image) }
         var upright: OpaquePointer?
         guard cvips_autorotate(image, &upright) == 0, let upright else {
-            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+            throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         return upright
     }

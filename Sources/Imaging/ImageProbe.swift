@@ -29,7 +29,7 @@ public enum ImageProbe {
     /// as a thumbnail-sized file. A plain JPEG's header is read without loading libvips (see
     /// `JPEGHeaderReader`), with the same answer; every other file goes to libvips.
     /// - Throws: ``ImagingError/unsupportedFormat(path:)`` when no trusted loader accepts the
-    ///   file, ``ImagingError/unreadable(path:reason:)`` when its header is damaged.
+    ///   file, ``ImagingError/unreadable(path:cause:)`` when its header is damaged.
     public static func header(ofFileAt path: String) throws(ImagingError) -> ImageHeader {
         if let header = JPEGHeaderReader.header(ofFileAt: path) { return header }
         return try libvipsHeader(ofFileAt: path)
@@ -51,7 +51,7 @@ public enum ImageProbe {
             throw .unsupportedFormat(path: path)
         }
         guard let image = cvips_open_header(path) else {
-            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+            throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         defer { cvips_unref(image) }
 

@@ -1,14 +1,16 @@
-/// Why an image could not be read by ``ImageProbe``.
+/// Why an image could not be read, probed or rendered.
 ///
-/// Every case carries the detail libvips gave, so a user can tell a damaged file
-/// from an unsupported one.
+/// Every case says what was found, so a user can tell a damaged file from an unsupported or an
+/// oversized one; ``reason`` says it without the path, for a caller that names the image its
+/// own way (the store names the attachment).
 public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libvips could not be started in this process (missing loaders, bad installation).
     case libraryUnavailable(String)
     /// No trusted libvips loader recognises the data.
     case unsupportedFormat(path: String)
-    /// The data claims a known format but cannot be decoded (truncated, corrupt).
-    case unreadable(path: String, reason: String)
+    /// The data claims a known format but cannot be decoded (truncated, corrupt), or the file
+    /// cannot be read; `cause` says which.
+    case unreadable(path: String, cause: ImageReadFailure)
     /// The header declares more pixels than the configured limit; nothing was decoded.
     case tooManyPixels(path: String, pixels: Int, limit: Int)
     /// The file is larger than the configured limit; nothing was decoded.
@@ -16,25 +18,48 @@ public enum ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Decoding the header's width × height × bands × bytes per band would take more memory
     /// than the configured limit; nothing was decoded.
     case tooMuchMemory(path: String, bytes: Int64, limit: Int64)
+    /// The image is larger on its longest side than the `maxPixelSize` it was meant to fit
+    /// (a thumbnail handed over by someone else); it was not used.
+    case largerThanAllowed(path: String, width: Int, height: Int, maxPixelSize: Int)
     /// The work was cancelled before it finished.
     case cancelled
 
-    public var description: String {
+    /// The image's path, for the cases about one file.
+    public var path: String? {
+        switch self {
+        case .unsupportedFormat(let path), .unreadable(let path, _), .tooManyPixels(let path, _, _),
+             .tooManyBytes(let path, _, _), .tooMuchMemory(let path, _, _), .largerThanAllowed(let path, _, _, _):
+            path
+        case .libraryUnavailable, .cancelled:
+            nil
+        }
+    }
+
+    /// What went wrong, without the image's path.
+    public var reason: String {
         switch self {
         case .libraryUnavailable(let reason):
-            return "libvips could not start: \(reason). Is libvips 8.12 or later installed (apt-get install libvips42)?"
-        case .unsupportedFormat(let path):
-            return "\(path) is not an image format this store can read"
-        case .unreadable(let path, let reason):
-            return "\(path) could not be read as an image: \(reason)"
-        case .tooManyPixels(let path, let pixels, let limit):
-            return "\(path) declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); it was not decoded"
-        case .tooManyBytes(let path, let bytes, let limit):
-            return "\(path) is \(bytes) bytes, over the limit of \(limit) for decoding"
-        case .tooMuchMemory(let path, let bytes, let limit):
-            return "\(path) would take \(bytes >> 20) MiB decoded, over the limit of \(limit >> 20) MiB; it was not decoded"
+            "libvips could not start: \(reason). Is libvips 8.12 or later installed (apt-get install libvips42)?"
+        case .unsupportedFormat:
+            "it is not an image format this store can read"
+        case .unreadable(let path, let cause):
+            // libvips names the file it read; the caller already has.
+            cause.description.replacing(path + ": ", with: "")
+        case .tooManyPixels(_, let pixels, let limit):
+            "it declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); nothing was decoded"
+        case .tooManyBytes(_, let bytes, let limit):
+            "it is \(bytes) bytes, over the limit of \(limit); nothing was decoded"
+        case .tooMuchMemory(_, let bytes, let limit):
+            "it would take \(bytes >> 20) MiB decoded, over the limit of \(limit >> 20) MiB; nothing was decoded"
+        case .largerThanAllowed(_, let width, let height, let maxPixelSize):
+            "it is \(width)x\(height), larger than \(maxPixelSize) pixels on its longest side"
         case .cancelled:
-            return "image processing was cancelled"
+            "image processing was cancelled"
         }
+    }
+
+    /// `path: reason`, or the reason alone when no one file is concerned.
+    public var description: String {
+        path.map { "\($0): \(reason)" } ?? reason
     }
 }

@@ -39,14 +39,14 @@ public enum ThumbnailRenderer {
 
     /// Renders the image file at `path` to fit in `maxPixelSize` × `maxPixelSize` (never enlarged).
     /// - Throws: ``ImagingError/unsupportedFormat(path:)``, ``ImagingError/tooManyPixels(path:pixels:limit:)``,
-    ///   ``ImagingError/tooManyBytes(path:bytes:limit:)``, ``ImagingError/unreadable(path:reason:)`` for
+    ///   ``ImagingError/tooManyBytes(path:bytes:limit:)``, ``ImagingError/unreadable(path:cause:)`` for
     ///   truncated or corrupt data, ``ImagingError/cancelled``.
     public static func render(
         fileAt path: String, maxPixelSize: Int, options: Options = Options(),
         cancellation: RenderCancellation = RenderCancellation()
     ) throws(ImagingError) -> RenderedImage {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard stat(path, &info) == 0 else { throw .unreadable(path: path, cause: .system(call: "stat", errno: errno)) }
         guard Int64(info.st_size) <= options.limits.maximumBytes else {
             throw .tooManyBytes(path: path, bytes: Int64(info.st_size), limit: options.limits.maximumBytes)
         }
@@ -58,7 +58,7 @@ public enum ThumbnailRenderer {
         let size = Int32(max(1, min(maxPixelSize, 10_000)))
         var thumbnail: OpaquePointer?
         guard cvips_thumbnail(path, &thumbnail, size, size) == 0, let thumbnail else {
-            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+            throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         defer { cvips_unref(thumbnail) }
         let displayable = try sRGB(thumbnail, path: path)
@@ -78,7 +78,7 @@ public enum ThumbnailRenderer {
         guard status == 0, let buffer else {
             let reason = VipsRuntime.lastError()
             if cancellation.isCancelled { throw .cancelled }
-            throw .unreadable(path: path, reason: reason)
+            throw .unreadable(path: path, cause: .libvips(reason))
         }
         defer { cvips_free_buffer(buffer) }
         var bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
@@ -93,13 +93,13 @@ public enum ThumbnailRenderer {
     private static func sRGB(_ image: OpaquePointer, path: String) throws(ImagingError) -> OpaquePointer {
         var converted: OpaquePointer?
         guard cvips_to_srgb(image, &converted) == 0, let converted else {
-            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+            throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         guard cvips_is_uchar(converted) == 0 else { return converted }
         defer { cvips_unref(converted) }
         var narrowed: OpaquePointer?
         guard cvips_to_uchar(converted, &narrowed) == 0, let narrowed else {
-            throw .unreadable(path: path, reason: VipsRuntime.lastError())
+            throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         return narrowed
     }

@@ -1,3 +1,4 @@
+import AsyncCoordination
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -30,13 +31,17 @@ public final class S3Client: Sendable {
     let http: HTTPClient
     let credentials: CredentialCache
     let logger: Logger
+    /// The clock retries wait on (a test's hand-driven clock, or the system's).
+    let clock: LoopClock
     let fileIO = NonBlockingFileIO(threadPool: .singleton)
 
     /// A client for `configuration` over `http` (default: ``defaultHTTPClient``, or — when the
-    /// configuration trusts its own certificate authorities — a shared client trusting those).
+    /// configuration trusts its own certificate authorities — a shared client trusting those),
+    /// waiting between retries on `clock`.
     public init(configuration: S3Configuration, http: HTTPClient? = nil,
-                logger: Logger = Logger(label: "s3-client")) {
+                logger: Logger = Logger(label: "s3-client"), clock: LoopClock = .continuous) {
         self.configuration = configuration
+        self.clock = clock
         let http = http ?? configuration.trustedCertificates.map(Self.httpClient(trusting:)) ?? Self.defaultHTTPClient
         self.http = http
         self.logger = logger
@@ -122,7 +127,7 @@ public final class S3Client: Sendable {
                 "method": "\(request.method)", "key": "\(request.key ?? "")", "attempt": "\(attempt)",
                 "delay": "\(delay)", "error": "\(failure)",
             ])
-            try await Task.sleep(for: delay)
+            try await clock.sleep(for: delay)
             attempt += 1
         }
     }

@@ -1,6 +1,7 @@
 @testable import attach
 import AttachmentStore
 import CatalogSQL
+import Imaging
 import Glibc
 import TestSupport
 import Testing
@@ -23,7 +24,7 @@ struct ExitStatusTests {
         AttachmentStore.Error.storeNotFound(path: "/srv/p"), .notAStore(path: "/srv/p", reason: "it is a file"),
         .noteNotFound("n"), .attachmentNotFound("a"), .ambiguousIdentifier(prefix: "ab", matches: ["ab1", "ab2"]),
         .sourceNotAFile(path: "/dev/null"), .invalidArgument("bad"), .notAvailableLocally(id), .notAnImage(id),
-        .imageUnreadable(id, reason: "truncated"), .imageTooLarge(id, reason: "900 megapixels"),
+        .imageUnreadable(id, cause: .cancelled), .imageTooLarge(id, cause: .tooManyPixels(path: "p", pixels: 900_000_000, limit: 100_000_000)),
         .upload(.offsetMismatch(expected: 1, given: 2)), .upload(.checksumMismatch),
         .blobStorageMismatch(recorded: "files", given: "s3://b"), .catalogFromNewerRelease(SQLDatabaseError(.newerSchema, "made by 0.9.0, this is 0.4.0")),
     ])
@@ -74,8 +75,8 @@ struct ExitStatusTests {
 
     @Test("errors the message alone explains get no advice", arguments: [
         AttachmentStore.Error.notAStore(path: "/p", reason: "it is a file"), .ambiguousIdentifier(prefix: "a", matches: ["a1", "a2"]),
-        .sourceNotAFile(path: "/dev/null"), .invalidArgument("bad"), .notAnImage(id), .imageUnreadable(id, reason: "r"),
-        .imageTooLarge(id, reason: "r"), .catalogFromNewerRelease(SQLDatabaseError(.newerSchema, "newer")), .objectStore(.missing(hash)),
+        .sourceNotAFile(path: "/dev/null"), .invalidArgument("bad"), .notAnImage(id), .imageUnreadable(id, cause: .cancelled),
+        .imageTooLarge(id, cause: .tooManyBytes(path: "p", bytes: 2, limit: 1)), .catalogFromNewerRelease(SQLDatabaseError(.newerSchema, "newer")), .objectStore(.missing(hash)),
         .upload(.notFound(UploadID.make())),
     ])
     func noHint(error: AttachmentStore.Error) {

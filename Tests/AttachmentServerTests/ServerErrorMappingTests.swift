@@ -2,6 +2,7 @@
 import AttachmentStore
 import AttachmentSync
 import CatalogSQL
+import Imaging
 import Glibc
 import Foundation
 import HTTPTypes
@@ -47,8 +48,8 @@ struct ServerErrorMappingTests {
         (.notAvailableLocally(attachment), 409, "not_available_locally"),
         (.invalidArgument("position must be positive"), 400, "invalid_argument"),
         (.notAnImage(attachment), 404, "not_an_image"),
-        (.imageUnreadable(attachment, reason: "truncated"), 422, "image_unreadable"),
-        (.imageTooLarge(attachment, reason: "100000 x 100000"), 422, "image_too_large"),
+        (.imageUnreadable(attachment, cause: .unreadable(path: "p", cause: .libvips("truncated"))), 422, "image_unreadable"),
+        (.imageTooLarge(attachment, cause: .tooManyPixels(path: "p", pixels: 10_000_000_000, limit: 100_000_000)), 422, "image_too_large"),
         (.ambiguousIdentifier(prefix: "ab", matches: ["ab1", "ab2"]), 404, "not_found"),
     ] as [(AttachmentStore.Error, Int, String)])
     func clientErrors(error: AttachmentStore.Error, status: Int, code: String) {

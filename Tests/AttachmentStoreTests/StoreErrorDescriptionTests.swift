@@ -1,5 +1,6 @@
 @testable import AttachmentStore
 import CatalogSQL
+import Imaging
 import TestSupport
 import Testing
 
@@ -40,8 +41,8 @@ struct StoreErrorDescriptionTests {
         (.hashMismatch(expected: hash, actual: other), "bytes of blob \(hash) hash to \(other); the copy is damaged"),
         (.catalogDamaged(SQLDatabaseError(.corrupt, "file is not a database")), "the catalog is damaged (file is not a database)"),
         (.notAnImage(AttachmentID(rawValue: "a-1")), "attachment a-1 is not an image this store can read, so it has no thumbnail"),
-        (.imageUnreadable(AttachmentID(rawValue: "a-1"), reason: "truncated"), "the image of attachment a-1 cannot be decoded: truncated"),
-        (.imageTooLarge(AttachmentID(rawValue: "a-1"), reason: "900 megapixels"), "the image of attachment a-1 is too large to decode: 900 megapixels"),
+        (.imageUnreadable(AttachmentID(rawValue: "a-1"), cause: .unreadable(path: "/s/b/ab", cause: .libvips("/s/b/ab: truncated"))), "the image of attachment a-1 cannot be decoded: truncated"),
+        (.imageTooLarge(AttachmentID(rawValue: "a-1"), cause: .tooManyPixels(path: "/s/b/ab", pixels: 900_000_000, limit: 100_000_000)), "the image of attachment a-1 is too large to decode: it declares 900 megapixels, over the limit of 100; nothing was decoded"),
         (.blobStorageMismatch(recorded: "files in the store folder", given: "s3://b/p at http://h:9000"),
          "this store keeps its originals in files in the store folder, but it was opened with s3://b/p at http://h:9000"),
     ])

@@ -1,4 +1,5 @@
 @testable import Imaging
+import Glibc
 import Testing
 
 /// ``ImageLimits``: its defaults, where exactly each bound falls, which bound is reported
@@ -71,18 +72,24 @@ struct ImageLimitsTests {
     @Test("limit errors speak in megapixels and MiB, rounded down, and say nothing was decoded")
     func limitMessages() {
         let pixels = ImagingError.tooManyPixels(path: "/in/bomb.png", pixels: 900_000_000, limit: 100_000_000)
-        #expect(pixels.description == "/in/bomb.png declares 900 megapixels, over the limit of 100; it was not decoded")
+        #expect(pixels.description == "/in/bomb.png: it declares 900 megapixels, over the limit of 100; nothing was decoded")
         let memory = ImagingError.tooMuchMemory(path: "/in/deep.png", bytes: 1_200_000_000, limit: 1 << 30)
-        #expect(memory.description == "/in/deep.png would take 1144 MiB decoded, over the limit of 1024 MiB; it was not decoded")
+        #expect(memory.description == "/in/deep.png: it would take 1144 MiB decoded, over the limit of 1024 MiB; nothing was decoded")
         let bytes = ImagingError.tooManyBytes(path: "/in/big.jpg", bytes: 300_000_000, limit: 268_435_456)
-        #expect(bytes.description == "/in/big.jpg is 300000000 bytes, over the limit of 268435456 for decoding")
+        #expect(bytes.description == "/in/big.jpg: it is 300000000 bytes, over the limit of 268435456; nothing was decoded")
     }
 
     @Test("the other imaging errors name the file and the cause, or how to fix the installation")
     func otherMessages() {
-        #expect(ImagingError.unsupportedFormat(path: "/a.svg").description == "/a.svg is not an image format this store can read")
-        #expect(ImagingError.unreadable(path: "/t.jpg", reason: "premature end of JPEG").description
-            == "/t.jpg could not be read as an image: premature end of JPEG")
+        #expect(ImagingError.unsupportedFormat(path: "/a.svg").description == "/a.svg: it is not an image format this store can read")
+        // libvips names the file itself; the path is said once.
+        let truncated = ImagingError.unreadable(path: "/t.jpg", cause: .libvips("/t.jpg: premature end of JPEG"))
+        #expect(truncated.description == "/t.jpg: premature end of JPEG")
+        #expect(truncated.reason == "premature end of JPEG")
+        let missing = ImagingError.unreadable(path: "/gone.jpg", cause: .system(call: "stat", errno: ENOENT))
+        #expect(missing.description == "/gone.jpg: stat failed: No such file or directory")
+        #expect(ImagingError.largerThanAllowed(path: "/p.jpg", width: 900, height: 600, maxPixelSize: 400).reason
+            == "it is 900x600, larger than 400 pixels on its longest side")
         #expect(ImagingError.libraryUnavailable("no loaders").description.contains("apt-get install libvips42"))
         #expect(ImagingError.cancelled.description == "image processing was cancelled")
     }

@@ -1,3 +1,4 @@
+import AsyncCoordination
 import Foundation
 import NIOHTTP1
 @testable import S3Client
@@ -12,11 +13,49 @@ struct RetryTests {
         body: "<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
     static let ok = ScriptedHTTPServer.Answer(status: .ok, body: "photo bytes", headers: [("ETag", "\"abc\"")])
 
-    func client(port: Int, attempts: Int = 4) throws -> S3Client {
+    func client(port: Int, attempts: Int = 4, retry: S3RetryPolicy? = nil, clock: LoopClock = .continuous) throws -> S3Client {
         var configuration = try S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, bucket: "bucket",
                                                 accessKey: "k", secretKey: "s")
-        configuration.retry = S3RetryPolicy(maxAttempts: attempts, baseDelay: .milliseconds(1), maxDelay: .milliseconds(10))
-        return S3Client(configuration: configuration)
+        configuration.retry = retry ?? S3RetryPolicy(maxAttempts: attempts, baseDelay: .milliseconds(1), maxDelay: .milliseconds(10))
+        return S3Client(configuration: configuration, clock: clock)
+    }
+
+    @Test("each retry waits on the client's clock for at most its backoff cap: 1 s, 2 s, then 4 s, capped")
+    func backoffWaitsOnTheInjectedClock() async throws {
+        let server = try await ScriptedHTTPServer.start(answers: [Self.slowDown, Self.slowDown, Self.slowDown, Self.ok])
+        let clock = ManualClock()
+        let policy = S3RetryPolicy(maxAttempts: 4, baseDelay: .seconds(1), maxDelay: .seconds(4))
+        let s3 = try client(port: server.port, retry: policy, clock: LoopClock(clock))
+        let download = Task {
+            var bytes: [UInt8] = []
+            for try await chunk in try await s3.getObject(key: "k").body { bytes += chunk.readableBytesView }
+            return bytes
+        }
+        for retry in 1...3 {
+            // The request is waiting on the clock (not on the wall clock) before retry `retry`.
+            let waits = try #require(await clock.sleepers(atLeast: 1).first)
+            #expect(waits <= policy.backoffCap(beforeRetry: retry), "retry \(retry) waits \(waits)")
+            #expect(server.requests.count == retry)
+            clock.advance(by: waits)
+        }
+        #expect(try await download.value == Array("photo bytes".utf8))
+        #expect(server.requests.count == 4)
+        #expect(policy.backoffCap(beforeRetry: 3) == .seconds(4))
+        try await server.stop()
+    }
+
+    @Test("a request cancelled while it waits to retry ends at once, without another attempt")
+    func cancelledDuringBackoff() async throws {
+        let server = try await ScriptedHTTPServer.start(answers: [Self.slowDown, Self.ok])
+        let clock = ManualClock()
+        let s3 = try client(port: server.port, retry: S3RetryPolicy(maxAttempts: 4, baseDelay: .seconds(60), maxDelay: .seconds(60)),
+                            clock: LoopClock(clock))
+        let deletion = Task { try await s3.deleteObject(key: "k") }
+        _ = await clock.sleepers(atLeast: 1)
+        deletion.cancel()
+        await #expect(throws: CancellationError.self) { try await deletion.value }
+        #expect(server.requests == ["DELETE /bucket/k"])
+        try await server.stop()
     }
 
     @Test("503 SlowDown twice, then 200: the GET succeeds on the third attempt")

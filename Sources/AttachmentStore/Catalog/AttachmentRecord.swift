@@ -120,89 +120,6 @@ struct AttachmentRecord: Sendable {
 
     /// Writes every field of the existing row with this id.
     func update(_ db: any SQLTransaction) throws { try save(db) }
-
-    /// The attachment with `id`, if any.
-    static func fetch(_ id: String, in db: any SQLTransaction) throws -> AttachmentRecord? {
-        try db.queryOne("SELECT * FROM attachment WHERE id = ?", [.text(id)]).map(AttachmentRecord.init(row:))
-    }
-
-    /// The attachment with `id` if it exists and neither it nor its note is in the trash.
-    static func fetchLive(_ id: String, in db: any SQLTransaction) throws -> AttachmentRecord? {
-        guard let record = try fetch(id, in: db), record.trashedAt == nil, try NoteRecord.isLive(record.noteId, in: db) else { return nil }
-        return record
-    }
-
-    /// What an attachment of the store records of the original hashing to `hash`, when the store
-    /// holds those bytes (the blob's row says present): any attachment of them will do, in the
-    /// trash or not, since they all describe the same bytes.
-    static func heldOriginal(_ hash: BlobHash, in db: any SQLTransaction) throws -> OriginalFacts? {
-        guard let row = try db.queryOne("""
-            SELECT attachment.mediaType, attachment.width, attachment.height, attachment.orientation, blob.byteCount
-            FROM attachment JOIN blob ON blob.hash = attachment.blobHash
-            WHERE attachment.blobHash = ? AND blob.state = 'present'
-            LIMIT 1
-            """, [.text(hash.rawValue)])
-        else { return nil }
-        return OriginalFacts(hash: hash, byteCount: try row.requiredInt64("byteCount"), mediaType: try row.requiredString("mediaType"),
-                             width: try row.int("width"), height: try row.int("height"), orientation: try row.int("orientation"))
-    }
-
-    /// The condition, on the `attachment` table, of a row in its note's order: not in the trash
-    /// on its own. (Its note's trash state is checked by whoever lists the note.)
-    static let inOrder = "attachment.trashedAt IS NULL"
-
-    /// Every attachment.
-    static func all(in db: any SQLTransaction) throws -> [AttachmentRecord] {
-        try db.query("SELECT * FROM attachment", []).map(AttachmentRecord.init(row:))
-    }
-
-    /// Deletes the attachment with `id`.
-    static func delete(_ id: String, in db: any SQLTransaction) throws {
-        try db.execute("DELETE FROM attachment WHERE id = ?", [.text(id)])
-    }
-
-    /// How many attachments a note has (not counting those in the trash).
-    static func count(inNote noteId: String, in db: any SQLTransaction) throws -> Int {
-        Int(try db.queryOne("SELECT COUNT(*) AS n FROM attachment WHERE noteId = ? AND \(inOrder)", [.text(noteId)])?.int64("n") ?? 0)
-    }
-
-    /// The next free position at the end of a note's attachments (after those in the trash
-    /// too, which keep their place for a restore).
-    static func nextPosition(inNote noteId: String, in db: any SQLTransaction) throws -> Int {
-        Int(try db.queryOne("SELECT COALESCE(MAX(position) + 1, 0) AS next FROM attachment WHERE noteId = ?", [.text(noteId)])?
-            .int64("next") ?? 0)
-    }
-
-    /// Gives a note's attachments the positions `0..<count` in their order (stored position, then
-    /// id), changing, and stamping with `clock` so that the change syncs, only those whose
-    /// position differs: it closes the gap a removed attachment left, and separates attachments
-    /// that concurrent adds or moves on different peers left at one position. Local edits of a
-    /// note's order start from it, so they work on dense positions. Attachments in the trash
-    /// keep their stored position: restored, one comes back about where it was.
-    static func renumber(inNote noteId: String, clock: ClockStamp, in db: any SQLTransaction) throws {
-        let rows = try db.query("SELECT id, position FROM attachment WHERE noteId = ? AND \(inOrder) ORDER BY position, id", [.text(noteId)])
-        for (index, row) in rows.enumerated() where try row.requiredInt64("position") != Int64(index) {
-            try db.execute("UPDATE attachment SET position = ?, clock = ? WHERE id = ?",
-                           [.integer(Int64(index)), .text(clock.rawValue), .text(try row.requiredString("id"))])
-        }
-    }
-
-    /// Where an attachment stands in its note's order (stored position, then id): how many come
-    /// before it. This, not the stored position, is the position an ``Attachment`` reports, so
-    /// no two report the same one even while peers' concurrent adds share a stored position.
-    static func rank(of record: AttachmentRecord, in db: any SQLTransaction) throws -> Int {
-        Int(try db.queryOne("""
-            SELECT COUNT(*) AS n FROM attachment WHERE noteId = ? AND \(inOrder) AND (position < ? OR (position = ? AND id < ?))
-            """, [.text(record.noteId), .integer(Int64(record.position)), .integer(Int64(record.position)), .text(record.id)])?
-            .int64("n") ?? 0)
-    }
-
-    /// The stored position and id of the attachment at `rank` of a note's order, if it has one.
-    static func key(atRank rank: Int, inNote noteId: String, in db: any SQLTransaction) throws -> (position: Int64, id: String)? {
-        guard rank >= 0, let row = try db.queryOne("SELECT position, id FROM attachment WHERE noteId = ? AND \(inOrder) ORDER BY position, id LIMIT 1 OFFSET ?",
-                                                   [.text(noteId), .integer(Int64(rank))]) else { return nil }
-        return (try row.requiredInt64("position"), try row.requiredString("id"))
-    }
 }
 
 /// An attachment row joined with its blob's size and state: everything ``Attachment`` needs.
@@ -221,18 +138,6 @@ struct AttachmentRow: Sendable {
         attachment = try AttachmentRecord(row: row)
         byteCount = try row.requiredInt64("blobByteCount")
         state = BlobRecord.State(rawValue: try row.requiredString("blobState")) ?? .remote
-    }
-
-    /// Rows joined as ``AttachmentRow`` expects, filtered by `condition`, ordered by note, then
-    /// position, then id (the order every peer agrees on), at most `limit` of them.
-    static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = [],
-                         limit: Int? = nil) throws -> [AttachmentRow] {
-        try db.query("""
-            SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState
-            FROM attachment JOIN blob ON blob.hash = attachment.blobHash
-            WHERE \(condition)
-            ORDER BY attachment.noteId, attachment.position, attachment.id
-            """ + (limit == nil ? "" : " LIMIT ?"), arguments + (limit.map { [.integer(Int64($0))] } ?? [])).map(AttachmentRow.init(row:))
     }
 
     /// The public values of `rows`, in order, each reporting its rank in its note as its

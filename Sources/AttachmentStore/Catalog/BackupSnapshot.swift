@@ -38,7 +38,7 @@ struct BackupSnapshot {
                 .filter { !unreferenced.contains($0.hash) }
                 .map { Original(hash: try $0.validatedHash, byteCount: $0.byteCount) }
             return BackupSnapshot(path: path, notes: Int(try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? 0),
-                                  attachments: Int(try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM attachment") ?? 0),
+                                  attachments: try AttachmentRecord.count(in: transaction),
                                   blobs: originals.sorted { $0.hash < $1.hash })
         }
     }

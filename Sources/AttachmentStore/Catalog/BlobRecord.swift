@@ -88,7 +88,7 @@ struct BlobRecord: Sendable {
     static func unreferenced(in db: any SQLTransaction) throws -> [BlobRecord] {
         try db.query("""
             SELECT * FROM blob
-            WHERE NOT EXISTS (SELECT 1 FROM attachment WHERE attachment.blobHash = blob.hash)
+            WHERE NOT \(AttachmentRecord.references("blob.hash"))
               AND NOT EXISTS (SELECT 1 FROM imageEntry WHERE imageEntry.blobHash = blob.hash)
             """, []).map(BlobRecord.init(row:))
     }
@@ -120,7 +120,7 @@ struct BlobRecord: Sendable {
     /// Whether anything references `hash`.
     static func isReferenced(_ hash: String, in db: any SQLTransaction) throws -> Bool {
         try db.queryOne("""
-            SELECT (EXISTS (SELECT 1 FROM attachment WHERE blobHash = ?) OR EXISTS (SELECT 1 FROM imageEntry WHERE blobHash = ?)) AS found
+            SELECT (\(AttachmentRecord.references("?")) OR EXISTS (SELECT 1 FROM imageEntry WHERE blobHash = ?)) AS found
             """, [.text(hash), .text(hash)])?.bool("found") ?? false
     }
 }

@@ -46,7 +46,7 @@ final class Catalog: Sendable {
     /// then the newest of the three, so opening a store costs the same at any size.
     static let latestClockQuery = """
         SELECT MAX(newest) AS latest FROM (SELECT MAX(clock) AS newest FROM note
-                                           UNION ALL SELECT MAX(clock) FROM attachment
+                                           UNION ALL \(AttachmentRecord.newestClockQuery)
                                            UNION ALL SELECT MAX(clock) FROM tombstone) AS clocks
         """
 

@@ -8,7 +8,7 @@ extension StoreStatistics {
         self.init()
         func number(_ sql: String) throws -> Int64 { try db.queryOne(sql)?.int64("n") ?? 0 }
         notes = Int(try number("SELECT COUNT(*) AS n FROM note"))
-        attachments = Int(try number("SELECT COUNT(*) AS n FROM attachment"))
+        attachments = try AttachmentRecord.count(in: db)
         imageKeys = Int(try number("SELECT COUNT(*) AS n FROM imageEntry"))
         blobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'present'"))
         remoteBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'remote'"))
@@ -19,12 +19,12 @@ extension StoreStatistics {
         blobBytes = try number("SELECT CAST(COALESCE(SUM(byteCount), 0) AS BIGINT) AS n FROM blob WHERE state = 'present'")
         referencedBytes = try number("""
             SELECT CAST(COALESCE(SUM(blob.byteCount), 0) AS BIGINT) AS n FROM (
-                SELECT blobHash FROM attachment UNION ALL SELECT blobHash FROM imageEntry
+                \(AttachmentRecord.blobHashesQuery) UNION ALL SELECT blobHash FROM imageEntry
             ) AS reference JOIN blob ON blob.hash = reference.blobHash
             """)
         let distinctReferenced = try number("""
             SELECT CAST(COALESCE(SUM(byteCount), 0) AS BIGINT) AS n FROM blob WHERE hash IN (
-                SELECT blobHash FROM attachment UNION SELECT blobHash FROM imageEntry)
+                \(AttachmentRecord.blobHashesQuery) UNION SELECT blobHash FROM imageEntry)
             """)
         bytesSavedByDeduplication = referencedBytes - distinctReferenced
     }

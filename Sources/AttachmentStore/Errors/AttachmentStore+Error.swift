@@ -1,5 +1,6 @@
 import CatalogSQL
 import Foundation
+import Imaging
 
 extension AttachmentStore {
     /// Everything that can go wrong in a store operation, with the context to act on it.
@@ -48,10 +49,12 @@ extension AttachmentStore {
         case invalidArgument(String)
         /// The attachment is not an image the store can read, so it has no thumbnail.
         case notAnImage(AttachmentID)
-        /// The attachment claims to be an image but cannot be decoded (truncated, corrupt).
-        case imageUnreadable(AttachmentID, reason: String)
-        /// The image is over the configured pixel or byte limit; it was not decoded.
-        case imageTooLarge(AttachmentID, reason: String)
+        /// The attachment claims to be an image but cannot be decoded (truncated, corrupt);
+        /// `cause` is what the image pipeline found.
+        case imageUnreadable(AttachmentID, cause: ImagingError)
+        /// The image is over the configured pixel or byte limit; it was not decoded. `cause` is
+        /// the limit it broke.
+        case imageTooLarge(AttachmentID, cause: ImagingError)
         /// The store keeps its originals somewhere other than where it was opened to look
         /// (files here versus an object store, or another object store).
         case blobStorageMismatch(recorded: String, given: String)
@@ -112,10 +115,10 @@ extension AttachmentStore {
                 return message
             case .notAnImage(let id):
                 return "attachment \(id) is not an image this store can read, so it has no thumbnail"
-            case .imageUnreadable(let id, let reason):
-                return "the image of attachment \(id) cannot be decoded: \(reason)"
-            case .imageTooLarge(let id, let reason):
-                return "the image of attachment \(id) is too large to decode: \(reason)"
+            case .imageUnreadable(let id, let cause):
+                return "the image of attachment \(id) cannot be decoded: \(cause.reason)"
+            case .imageTooLarge(let id, let cause):
+                return "the image of attachment \(id) is too large to decode: \(cause.reason)"
             case .blobStorageMismatch(let recorded, let given):
                 return "this store keeps its originals in \(recorded), but it was opened with \(given)"
             case .objectStore(let error):

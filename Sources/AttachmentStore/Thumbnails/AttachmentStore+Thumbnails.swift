@@ -17,8 +17,8 @@ extension AttachmentStore {
     ///   - maxPixelSize: the longest side in pixels (default ``ThumbnailConfiguration/defaultSize``).
     ///   - priority: `.visible` requests go before `.prefetch` ones.
     /// - Throws: ``Error/notAnImage(_:)`` for attachments that are not images,
-    ///   ``Error/notAvailableLocally(_:)`` when the bytes are on a peer, ``Error/imageUnreadable(_:reason:)``,
-    ///   ``Error/imageTooLarge(_:reason:)``, ``Error/invalidArgument(_:)`` for a size out of range.
+    ///   ``Error/notAvailableLocally(_:)`` when the bytes are on a peer, ``Error/imageUnreadable(_:cause:)``,
+    ///   ``Error/imageTooLarge(_:cause:)``, ``Error/invalidArgument(_:)`` for a size out of range.
     public func thumbnail(for id: AttachmentID, maxPixelSize: Int? = nil, priority: ThumbnailPriority = .visible) async throws -> Thumbnail {
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
         guard (1...configuration.thumbnails.maximumSize).contains(size) else {
@@ -100,28 +100,23 @@ extension AttachmentStore {
     /// of at most `maxPixelSize` on its longest side by its header, and then decoded whole and
     /// encoded again by this store's pipeline (so nothing of the peer's file but its pixels
     /// is kept). An attachment whose original is here already is left alone.
-    /// - Throws: ``Error/imageUnreadable(_:reason:)`` or ``Error/imageTooLarge(_:reason:)``
+    /// - Throws: ``Error/imageUnreadable(_:cause:)`` or ``Error/imageTooLarge(_:cause:)``
     ///   when the bytes are not such an image.
     public func storeThumbnail(_ data: Data, for attachment: Attachment, maxPixelSize: Int? = nil) async throws {
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
         guard data.count <= Self.maxPeerThumbnailBytes else {
-            throw Error.imageTooLarge(attachment.id, reason: "the peer's thumbnail is \(data.count) bytes, over the limit of \(Self.maxPeerThumbnailBytes)")
+            throw Error.imageTooLarge(attachment.id, cause: .tooManyBytes(path: "the peer's thumbnail", bytes: Int64(data.count),
+                                                                          limit: Int64(Self.maxPeerThumbnailBytes)))
         }
         guard try await self.attachment(attachment.id).availability == .remote else { return }
         let directory = layout.temporaryPath
-        let file: PeerThumbnailFile
-        let header: ImageHeader
-        do {
-            file = try await BlockingPool.run { try PeerThumbnailFile.write(data, in: directory) }
-        } catch let error as ImagingError {
-            throw Self.storeError(error, for: attachment.id)
-        }
+        let file = try await BlockingPool.run { try PeerThumbnailFile.write(data, in: directory) }
         let probe = file.path
         defer { file.remove() }
         do {
-            header = try await BlockingPool.run { try ImageProbe.header(ofFileAt: probe) }
+            let header = try await BlockingPool.run { try ImageProbe.header(ofFileAt: probe) }
             guard max(header.width, header.height) <= size else {
-                throw Error.imageUnreadable(attachment.id, reason: "the peer's thumbnail is \(header.width)x\(header.height), larger than \(size)")
+                throw ImagingError.largerThanAllowed(path: probe, width: header.width, height: header.height, maxPixelSize: size)
             }
             // Decoded whole and encoded again by our own pipeline, under the peer's key.
             _ = try await thumbnails.thumbnail(for: ThumbnailKey(hash: attachment.blobHash, size: size, peerCopyOf: attachment.id),
@@ -177,17 +172,8 @@ extension AttachmentStore {
     static func storeError(_ error: ImagingError, for id: AttachmentID) -> Error {
         switch error {
         case .unsupportedFormat: .notAnImage(id)
-        case .tooManyPixels(_, let pixels, let limit):
-            .imageTooLarge(id, reason: "it declares \(pixels / 1_000_000) megapixels, over the limit of \(limit / 1_000_000); nothing was decoded")
-        case .tooManyBytes(_, let bytes, let limit):
-            .imageTooLarge(id, reason: "it is \(bytes) bytes, over the limit of \(limit); nothing was decoded")
-        case .tooMuchMemory(_, let bytes, let limit):
-            .imageTooLarge(id, reason: "it would take \(bytes >> 20) MiB decoded, over the limit of \(limit >> 20) MiB; nothing was decoded")
-        case .unreadable(let path, let reason):
-            // libvips names the blob file; the attachment id already says which one it is.
-            .imageUnreadable(id, reason: reason.replacingOccurrences(of: path + ": ", with: ""))
-        case .libraryUnavailable: .imageUnreadable(id, reason: error.description)
-        case .cancelled: .imageUnreadable(id, reason: "cancelled")
+        case .tooManyPixels, .tooManyBytes, .tooMuchMemory, .largerThanAllowed: .imageTooLarge(id, cause: error)
+        case .unreadable, .libraryUnavailable, .cancelled: .imageUnreadable(id, cause: error)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Imaging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,16 +12,16 @@ struct PeerThumbnailFile: Sendable {
     private let descriptor: Int32
 
     /// Writes `data` to a new locked file in `directory`.
-    /// - Throws: ``ImagingError/unreadable(path:reason:)`` naming the file when it cannot be
-    ///   created or written (nothing is left behind).
-    static func write(_ data: Data, in directory: String) throws(ImagingError) -> PeerThumbnailFile {
+    /// - Throws: ``AttachmentStore/Error/writeFailed(path:cause:)`` naming the file when it
+    ///   cannot be created or written (nothing is left behind).
+    static func write(_ data: Data, in directory: String) throws(AttachmentStore.Error) -> PeerThumbnailFile {
         let name = "peer-thumbnail-\(UUID().uuidString).part"
         let path = directory + "/" + name
         let fd: Int32
         do throws(SystemError) {
             fd = try POSIXFile.createLocked(named: name, in: directory)
         } catch {
-            throw .unreadable(path: path, reason: "cannot create a temporary file (\(error.reason))")
+            throw .writeFailed(path: path, cause: .system(error))
         }
         let file = PeerThumbnailFile(path: path, descriptor: fd)
         let failure = data.withUnsafeBytes { bytes -> SystemError? in
@@ -35,7 +34,7 @@ struct PeerThumbnailFile: Sendable {
         }
         if let failure {
             file.remove()
-            throw .unreadable(path: path, reason: "cannot write a temporary file (\(failure.reason))")
+            throw .writeFailed(path: path, cause: .system(failure))
         }
         return file
     }
