@@ -190,6 +190,7 @@ bench: deps corpus
 	scripts/bench-storage.sh
 	scripts/bench-server.sh
 	scripts/bench-sync.sh
+	scripts/bench-first-sync.sh
 	scripts/bench-push.sh
 	scripts/bench-live.sh
 	scripts/bench-notes.sh
@@ -210,6 +211,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-first-sync.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-push.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-live.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-notes.sh > /dev/null

@@ -51,8 +51,33 @@ public enum SQLDateFormat {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds - seconds * 1000))
+        let year = Int(parts.tm_year) + 1900
+        let millisecond = Int(milliseconds - seconds * 1000)
+        guard (0...9999).contains(year) else {
+            // A year of more than four digits, or before year 0: rare enough for `String(format:)`.
+            return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", year, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                          Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), millisecond)
+        }
+        // Every catalog write formats its dates: the digits are written in place, not through a
+        // format string (which cost a quarter of applying a peer's batch).
+        return String(unsafeUninitializedCapacity: 23) { buffer in
+            func put(_ value: Int, at start: Int, width: Int, then separator: UInt8?) {
+                var rest = value
+                for index in stride(from: start + width - 1, through: start, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                if let separator { buffer[start + width] = separator }
+            }
+            put(year, at: 0, width: 4, then: UInt8(ascii: "-"))
+            put(Int(parts.tm_mon) + 1, at: 5, width: 2, then: UInt8(ascii: "-"))
+            put(Int(parts.tm_mday), at: 8, width: 2, then: UInt8(ascii: " "))
+            put(Int(parts.tm_hour), at: 11, width: 2, then: UInt8(ascii: ":"))
+            put(Int(parts.tm_min), at: 14, width: 2, then: UInt8(ascii: ":"))
+            put(Int(parts.tm_sec), at: 17, width: 2, then: UInt8(ascii: "."))
+            put(millisecond, at: 20, width: 3, then: nil)
+            return 23
+        }
     }
 
     /// Parses `yyyy-MM-dd HH:mm:ss[.SSS]` (UTC), also with a `T` separator; `nil` otherwise.

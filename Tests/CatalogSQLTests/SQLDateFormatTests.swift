@@ -88,4 +88,19 @@ struct SQLDateFormatTests {
         let literals: [SQLValue] = ["note", 7]
         #expect(literals == [.text("note"), .integer(7)])
     }
+
+    @Test("the digits written in place are what the format string writes, for 20,000 instants of years 0 to 9999")
+    func digitsMatchTheFormatString() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let milliseconds = Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &generator)
+            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let expected = String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                                  Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds - seconds * 1000))
+            #expect(SQLDateFormat.string(milliseconds: milliseconds) == expected)
+        }
+    }
 }

@@ -92,20 +92,34 @@ extension AttachmentRecord {
 
 extension AttachmentRow {
     /// Rows joined as ``AttachmentRow`` expects, filtered by `condition`, ordered by note, then
-    /// position, then id (the order every peer agrees on), at most `limit` of them.
+    /// position, then id (the order every peer agrees on) unless `inNoteOrder` is false (a
+    /// lookup by ids or a filter that no order index serves, whose caller orders or keys the
+    /// rows itself), at most `limit` of them.
     static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = [],
-                         limit: Int? = nil) throws -> [AttachmentRow] {
+                         inNoteOrder: Bool = true, limit: Int? = nil) throws -> [AttachmentRow] {
         try db.query("""
             SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE \(condition)
-            ORDER BY attachment.noteId, attachment.position, attachment.id
-            """ + (limit == nil ? "" : " LIMIT ?"), arguments + (limit.map { [.integer(Int64($0))] } ?? [])).map(AttachmentRow.init(row:))
+            """ + (inNoteOrder ? "\nORDER BY attachment.noteId, attachment.position, attachment.id" : "")
+                + (limit == nil ? "" : " LIMIT ?"), arguments + (limit.map { [.integer(Int64($0))] } ?? [])).map(AttachmentRow.init(row:))
     }
 
     /// The row of the attachment `id`, in the trash or not.
     static func fetch(_ id: String, in db: any SQLTransaction) throws -> AttachmentRow? {
-        try fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)]).first
+        try fetchAll(db, where: "attachment.id = ?", arguments: [.text(id)], inNoteOrder: false).first
+    }
+
+    /// The rows of the attachments `ids` that exist, in the trash or not, by id.
+    static func fetch(ids: [String], in db: any SQLTransaction) throws -> [String: AttachmentRow] {
+        var rows: [String: AttachmentRow] = [:]
+        for chunk in SQLPlaceholders.chunks(ids) {
+            for row in try fetchAll(db, where: "attachment.id IN (\(SQLPlaceholders.list(chunk.count)))", arguments: chunk.map(SQLValue.text),
+                                    inNoteOrder: false) {
+                rows[row.attachment.id] = row
+            }
+        }
+        return rows
     }
 
     /// A note's attachments in its order (stored position, then id), leaving out those in the
@@ -136,19 +150,30 @@ extension AttachmentRow {
         guard !notes.isEmpty, first > 0 else { return [] }
         return try fetchAll(db, where: """
             attachment.id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY noteId ORDER BY position, id) AS place
-            FROM attachment WHERE noteId IN (\(placeholders(notes.count))) AND \(AttachmentRecord.inOrder)) AS ranked WHERE place <= ?)
+            FROM attachment WHERE noteId IN (\(SQLPlaceholders.list(notes.count))) AND \(AttachmentRecord.inOrder)) AS ranked WHERE place <= ?)
             """, arguments: notes.map(SQLValue.text) + [.integer(Int64(first))])
     }
 }
 
 extension AttachmentRecord {
+    /// The clocks of the attachments `ids` that exist, by id (the `id` index alone).
+    static func clocks(ids: [String], in db: any SQLTransaction) throws -> [String: String] {
+        var clocks: [String: String] = [:]
+        for chunk in SQLPlaceholders.chunks(ids) {
+            for row in try db.query("SELECT id, clock FROM attachment WHERE id IN (\(SQLPlaceholders.list(chunk.count)))", chunk.map(SQLValue.text)) {
+                clocks[try row.requiredString("id")] = try row.string("clock") ?? ""
+            }
+        }
+        return clocks
+    }
+
     /// How many attachments each of `notes` has outside the trash; a note without any is
     /// missing from the answer.
     static func counts(inNotes notes: [String], in db: any SQLTransaction) throws -> [String: Int] {
         guard !notes.isEmpty else { return [:] }
         var counts: [String: Int] = [:]
         for row in try db.query("""
-            SELECT noteId, COUNT(*) AS n FROM attachment WHERE noteId IN (\(placeholders(notes.count))) AND \(inOrder) GROUP BY noteId
+            SELECT noteId, COUNT(*) AS n FROM attachment WHERE noteId IN (\(SQLPlaceholders.list(notes.count))) AND \(inOrder) GROUP BY noteId
             """, notes.map(SQLValue.text)) {
             counts[try row.requiredString("noteId")] = Int(try row.int64("n") ?? 0)
         }
@@ -172,10 +197,6 @@ extension AttachmentRecord {
     }
 }
 
-/// `?, ?, …`: the placeholders of an `IN` list of `count` values.
-private func placeholders(_ count: Int) -> String {
-    Array(repeating: "?", count: count).joined(separator: ", ")
-}
 
 extension AttachmentRecord {
     /// Some attachment of the content `hash` (in the trash or not), if one exists.
@@ -218,18 +239,19 @@ extension AttachmentRecord {
 // MARK: - The trash
 
 extension AttachmentRecord {
-    /// For each note `noteCondition` (on the `note` table) selects, how many attachments it has
-    /// outside the trash and how many bytes their originals hold; a note with none is missing.
-    static func liveTotals(ofNotesWhere noteCondition: String, _ arguments: [SQLValue],
-                           in db: any SQLTransaction) throws -> [String: (count: Int, bytes: Int64)] {
+    /// For each of `notes`, how many attachments it has outside the trash and how many bytes
+    /// their originals hold; a note with none is missing. Looked up by note (the `noteId` index).
+    static func liveTotals(ofNotes notes: [String], in db: any SQLTransaction) throws -> [String: (count: Int, bytes: Int64)] {
         var totals: [String: (count: Int, bytes: Int64)] = [:]
-        for row in try db.query("""
-            SELECT attachment.noteId, COUNT(*) AS n, CAST(COALESCE(SUM(blob.byteCount), 0) AS BIGINT) AS bytes
-            FROM attachment JOIN blob ON blob.hash = attachment.blobHash
-            WHERE \(inOrder) AND attachment.noteId IN (SELECT id FROM note WHERE \(noteCondition))
-            GROUP BY attachment.noteId
-            """, arguments) {
-            totals[try row.requiredString("noteId")] = (Int(try row.requiredInt64("n")), try row.requiredInt64("bytes"))
+        for chunk in SQLPlaceholders.chunks(notes) {
+            for row in try db.query("""
+                SELECT attachment.noteId, COUNT(*) AS n, CAST(COALESCE(SUM(blob.byteCount), 0) AS BIGINT) AS bytes
+                FROM attachment JOIN blob ON blob.hash = attachment.blobHash
+                WHERE attachment.noteId IN (\(SQLPlaceholders.list(chunk.count))) AND \(inOrder)
+                GROUP BY attachment.noteId
+                """, chunk.map(SQLValue.text)) {
+                totals[try row.requiredString("noteId")] = (Int(try row.requiredInt64("n")), try row.requiredInt64("bytes"))
+            }
         }
         return totals
     }
@@ -237,7 +259,7 @@ extension AttachmentRecord {
     /// The attachments in the trash on their own (only `id`, when given), with their originals' size.
     static func trashed(id only: String? = nil, in db: any SQLTransaction) throws -> [AttachmentRow] {
         try AttachmentRow.fetchAll(db, where: "attachment.trashedAt IS NOT NULL" + (only == nil ? "" : " AND attachment.id = ?"),
-                                   arguments: only.map { [.text($0)] } ?? [])
+                                   arguments: only.map { [.text($0)] } ?? [], inNoteOrder: false)
     }
 
     /// The ids of attachments in the trash equal to `text` or starting with it, at most `limit`.

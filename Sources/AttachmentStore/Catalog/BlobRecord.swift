@@ -63,6 +63,17 @@ struct BlobRecord: Sendable {
         try db.queryOne("SELECT * FROM blob WHERE hash = ?", [.text(hash)]).map(BlobRecord.init(row:))
     }
 
+    /// The states of the blobs `hashes` that have a row, by hash.
+    static func states(of hashes: [String], in db: any SQLTransaction) throws -> [String: State] {
+        var states: [String: State] = [:]
+        for chunk in SQLPlaceholders.chunks(hashes) {
+            for row in try db.query("SELECT hash, state FROM blob WHERE hash IN (\(SQLPlaceholders.list(chunk.count)))", chunk.map(SQLValue.text)) {
+                states[try row.requiredString("hash")] = State(rawValue: try row.requiredString("state")) ?? .remote
+            }
+        }
+        return states
+    }
+
     /// Rows in `state`.
     static func all(in state: State, in db: any SQLTransaction) throws -> [BlobRecord] {
         try db.query("SELECT * FROM blob WHERE state = ?", [.text(state.rawValue)]).map(BlobRecord.init(row:))

@@ -97,6 +97,29 @@ struct NoteRecord: Sendable, Equatable {
         try db.queryOne("SELECT * FROM note WHERE id = ?", [.text(id)]).map(NoteRecord.init(row:))
     }
 
+    /// Which of the notes `ids` exist, in the trash or not.
+    static func existing(ids: [String], in db: any SQLTransaction) throws -> Set<String> {
+        var found: Set<String> = []
+        for chunk in SQLPlaceholders.chunks(ids) {
+            for row in try db.query("SELECT id FROM note WHERE id IN (\(SQLPlaceholders.list(chunk.count)))", chunk.map(SQLValue.text)) {
+                found.insert(try row.requiredString("id"))
+            }
+        }
+        return found
+    }
+
+    /// The notes `ids` that exist, in the trash or not, by id.
+    static func fetch(ids: [String], in db: any SQLTransaction) throws -> [String: NoteRecord] {
+        var notes: [String: NoteRecord] = [:]
+        for chunk in SQLPlaceholders.chunks(ids) {
+            for row in try db.query("SELECT * FROM note WHERE id IN (\(SQLPlaceholders.list(chunk.count)))", chunk.map(SQLValue.text)) {
+                let note = try NoteRecord(row: row)
+                notes[note.id] = note
+            }
+        }
+        return notes
+    }
+
     /// The note with `id` if it exists and is not in the trash.
     static func fetchLive(_ id: String, in db: any SQLTransaction) throws -> NoteRecord? {
         try fetch(id, in: db).flatMap { $0.trashedAt == nil ? $0 : nil }

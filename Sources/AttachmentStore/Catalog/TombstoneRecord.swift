@@ -20,6 +20,18 @@ struct TombstoneRecord: Sendable {
         return TombstoneRecord(entity: entity, id: id, clock: try row.requiredString("clock"))
     }
 
+    /// The clocks of the tombstones of `entity` among `ids`, by id.
+    static func clocks(entity: String, ids: [String], in db: any SQLTransaction) throws -> [String: String] {
+        var clocks: [String: String] = [:]
+        for chunk in SQLPlaceholders.chunks(ids) {
+            for row in try db.query("SELECT id, clock FROM tombstone WHERE entity = ? AND id IN (\(SQLPlaceholders.list(chunk.count)))",
+                                    [.text(entity)] + chunk.map(SQLValue.text)) {
+                clocks[try row.requiredString("id")] = try row.requiredString("clock")
+            }
+        }
+        return clocks
+    }
+
     /// The columns a row is written with, and each one's value.
     static let columns = SQLColumns<TombstoneRecord>(table: "tombstone", key: ["entity", "id"], [
         .init("entity") { .text($0.entity) },

@@ -9,8 +9,9 @@ enum TrashRecord {
     static func items(retention: TimeInterval, id only: String? = nil, in db: any SQLTransaction) throws -> [TrashItem] {
         let condition = "trashedAt IS NOT NULL" + (only == nil ? "" : " AND id = ?")
         let argument: [SQLValue] = only.map { [.text($0)] } ?? []
-        let totals = try AttachmentRecord.liveTotals(ofNotesWhere: condition, argument, in: db)
-        let notes = try db.query("SELECT id, title, trashedAt FROM note WHERE \(condition)", argument).map { row in
+        let rows = try db.query("SELECT id, title, trashedAt FROM note WHERE \(condition)", argument)
+        let totals = try AttachmentRecord.liveTotals(ofNotes: try rows.map { try $0.requiredString("id") }, in: db)
+        let notes = try rows.map { row in
             let trashedAt = try row.requiredDate("trashedAt")
             let id = try row.requiredString("id")
             let total = totals[id] ?? (0, 0)

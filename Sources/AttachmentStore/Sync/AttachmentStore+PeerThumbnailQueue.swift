@@ -11,11 +11,15 @@ extension AttachmentStore {
     /// catalog's settings (`peer thumbnails <peer>`), at most ``maxPendingPeerThumbnails``.
     package func addPendingPeerThumbnails(_ images: [AttachmentID: BlobHash], from peer: String) async throws {
         guard !images.isEmpty else { return }
-        try await catalog.write { db in
-            var pending = try Self.pendingPeerThumbnails(from: peer, in: db).filter { images[$0.id] == nil }
-            pending += images.map { (id: $0.key, hash: $0.value) }.sorted { $0.id.rawValue < $1.id.rawValue }
-            try Self.setPendingPeerThumbnails(pending.suffix(Self.maxPendingPeerThumbnails), from: peer, in: db)
-        }
+        try await catalog.write { db in try Self.addPendingPeerThumbnails(images, from: peer, in: db) }
+    }
+
+    /// ``addPendingPeerThumbnails(_:from:)`` inside a transaction.
+    static func addPendingPeerThumbnails(_ images: [AttachmentID: BlobHash], from peer: String, in db: any SQLTransaction) throws {
+        guard !images.isEmpty else { return }
+        var pending = try pendingPeerThumbnails(from: peer, in: db).filter { images[$0.id] == nil }
+        pending += images.map { (id: $0.key, hash: $0.value) }.sorted { $0.id.rawValue < $1.id.rawValue }
+        try setPendingPeerThumbnails(pending.suffix(maxPendingPeerThumbnails), from: peer, in: db)
     }
 
     /// The attachments waiting for a thumbnail from `peer`, oldest first, with the content

@@ -11,11 +11,9 @@ extension AttachmentStore {
         let peer = peerID
         return try await catalog.read { db in
             let entries = try ChangeFeedEntry.after(sequence, limit: limit + 1, in: db)
-            var changes: [SyncChange] = []
-            for entry in entries.prefix(limit) {
-                if let change = try Self.currentChange(entity: entry.entity, id: entry.id, in: db) { changes.append(change) }
-            }
-            let next = entries.prefix(limit).last?.sequence ?? sequence
+            let page = Array(entries.prefix(limit))
+            let changes = try Self.currentChanges(of: page, in: db)
+            let next = page.last?.sequence ?? sequence
             return SyncBatch(peerID: peer, changes: changes, nextSequence: next, hasMore: entries.count > limit)
         }
     }
@@ -36,22 +34,32 @@ extension AttachmentStore {
         await catalog.changeFeed.wait(past: sequence, timeout: timeout)
     }
 
-    /// What the feed says about one record now: its state, its tombstone, or nothing (an
-    /// attachment deleted with its note).
-    private static func currentChange(entity: String, id: String, in db: any SQLTransaction) throws -> SyncChange? {
-        if let tombstone = try TombstoneRecord.fetch(entity: entity, id: id, in: db) {
-            return .tombstone(.init(entity: entity, id: id, clock: ClockStamp(rawValue: tombstone.clock)))
-        }
-        switch entity {
-        case "note":
-            guard let note = try NoteRecord.fetch(id, in: db) else { return nil }
-            return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock), trashedAt: note.trashedAt,
-                               versions: note.versions.isEmpty ? nil : note.versions))
-        case "attachment":
-            guard let row = try AttachmentRow.fetch(id, in: db) else { return nil }
-            return .attachment(.init(try row.value, clock: ClockStamp(rawValue: row.attachment.clock), trashedAt: row.attachment.trashedAt))
-        default:
-            return nil
+    /// What the feed says about each record of `entries` now, in their order: its state, its
+    /// tombstone, or nothing (an attachment deleted with its note). A page is read in one query
+    /// per kind (tombstones, notes, attachments), not two per entry.
+    private static func currentChanges(of entries: [ChangeFeedEntry], in db: any SQLTransaction) throws -> [SyncChange] {
+        let noteIDs = entries.filter { $0.entity == "note" }.map(\.id)
+        let attachmentIDs = entries.filter { $0.entity == "attachment" }.map(\.id)
+        let deletedNotes = try TombstoneRecord.clocks(entity: "note", ids: noteIDs, in: db)
+        let deletedAttachments = try TombstoneRecord.clocks(entity: "attachment", ids: attachmentIDs, in: db)
+        let notes = try NoteRecord.fetch(ids: noteIDs.filter { deletedNotes[$0] == nil }, in: db)
+        let attachments = try AttachmentRow.fetch(ids: attachmentIDs.filter { deletedAttachments[$0] == nil }, in: db)
+        return try entries.compactMap { entry -> SyncChange? in
+            switch entry.entity {
+            case "note":
+                if let clock = deletedNotes[entry.id] { return .tombstone(.init(entity: "note", id: entry.id, clock: ClockStamp(rawValue: clock))) }
+                guard let note = notes[entry.id] else { return nil }
+                return .note(.init(note.note, clock: ClockStamp(rawValue: note.clock), trashedAt: note.trashedAt,
+                                   versions: note.versions.isEmpty ? nil : note.versions))
+            case "attachment":
+                if let clock = deletedAttachments[entry.id] {
+                    return .tombstone(.init(entity: "attachment", id: entry.id, clock: ClockStamp(rawValue: clock)))
+                }
+                guard let row = attachments[entry.id] else { return nil }
+                return .attachment(.init(try row.value, clock: ClockStamp(rawValue: row.attachment.clock), trashedAt: row.attachment.trashedAt))
+            default:
+                return nil
+            }
         }
     }
 
@@ -66,55 +74,83 @@ extension AttachmentStore {
     package func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
         let clock = self.clock
         let validation = SyncChangeValidation(limits: configuration.peerLimits)
+        return try await catalog.write { db in try Self.apply(batch, validation: validation, clock: clock, in: db) }
+    }
+
+    /// Applies a batch pulled from `peer` as ``apply(_:)`` does and, in the same transaction,
+    /// records the images it brought as waiting for `peer`'s thumbnails and moves `peer`'s
+    /// cursor to the batch's end: one commit a batch, and a cut round resumes exactly after the
+    /// last batch it applied.
+    package func apply(_ batch: SyncBatch, pulledFrom peer: String) async throws -> SyncApplyReport {
+        let clock = self.clock
+        let validation = SyncChangeValidation(limits: configuration.peerLimits)
         return try await catalog.write { db in
-            var report = SyncApplyReport()
-            for problem in batch.unreadable { report.refuse(problem) }
-            var tokens: [SyncChange.AttachmentToken] = []
-            for change in batch.changes {
-                if let problem = validation.problem(with: change) {
-                    report.refuse(problem)
-                    continue
-                }
-                switch change {
-                case .note(let note):
-                    clock.observe(note.clock)
-                    if try Self.applyNote(note, in: db) { report.notesApplied += 1 } else { report.ignored += 1 }
-                case .attachment(let token):
-                    clock.observe(token.clock)
-                    tokens.append(token)
-                case .tombstone(let tombstone):
-                    clock.observe(tombstone.clock)
-                    if try Self.applyTombstone(tombstone, in: db) { report.deletionsApplied += 1 } else { report.ignored += 1 }
-                }
-            }
-            // Attachments after notes: a note edited after its attachments were added comes later in the feed.
-            for token in tokens {
-                switch try Self.applyAttachment(token, in: db) {
-                case .applied(let newRemoteBlob):
-                    report.attachmentsApplied += 1
-                    if MediaTypeSniffer.isReadableRaster(token.attachment.mediaType) {
-                        report.imagesApplied[token.attachment.id] = token.attachment.blobHash
-                    }
-                    if newRemoteBlob { report.newRemoteBlobs += 1 }
-                case .ignored:
-                    report.ignored += 1
-                }
-            }
+            let report = try Self.apply(batch, validation: validation, clock: clock, in: db)
+            try Self.addPendingPeerThumbnails(report.imagesApplied, from: peer, in: db)
+            try StoreSetting.set(Self.pullCursorPrefix + peer, String(batch.nextSequence), in: db)
             return report
         }
     }
 
+    /// The store setting that holds how far a peer's feed was pulled, before the peer's address.
+    private static let pullCursorPrefix = "cursor "
+
+    /// The changes of `batch` applied in `db`, each validated first.
+    private static func apply(_ batch: SyncBatch, validation: SyncChangeValidation, clock: HybridClock,
+                              in db: any SQLTransaction) throws -> SyncApplyReport {
+        var report = SyncApplyReport()
+        for problem in batch.unreadable { report.refuse(problem) }
+        var valid: [SyncChange] = []
+        for change in batch.changes {
+            if let problem = validation.problem(with: change) {
+                report.refuse(problem)
+            } else {
+                valid.append(change)
+            }
+        }
+        var lookups = try SyncBatchLookups(for: valid, in: db)
+        var tokens: [SyncChange.AttachmentToken] = []
+        for change in valid {
+            switch change {
+            case .note(let note):
+                clock.observe(note.clock)
+                if try applyNote(note, lookups: &lookups, in: db) { report.notesApplied += 1 } else { report.ignored += 1 }
+            case .attachment(let token):
+                clock.observe(token.clock)
+                tokens.append(token)
+            case .tombstone(let tombstone):
+                clock.observe(tombstone.clock)
+                if try applyTombstone(tombstone, lookups: &lookups, in: db) { report.deletionsApplied += 1 } else { report.ignored += 1 }
+            }
+        }
+        // Attachments after notes: a note edited after its attachments were added comes later in the feed.
+        for token in tokens {
+            switch try applyAttachment(token, lookups: &lookups, in: db) {
+            case .applied(let newRemoteBlob):
+                report.attachmentsApplied += 1
+                if MediaTypeSniffer.isReadableRaster(token.attachment.mediaType) {
+                    report.imagesApplied[token.attachment.id] = token.attachment.blobHash
+                }
+                if newRemoteBlob { report.newRemoteBlobs += 1 }
+            case .ignored:
+                report.ignored += 1
+            }
+        }
+        return report
+    }
+
     /// A peer's note: taken when it includes every edit of ours, ignored when ours includes it,
     /// merged with ours when each has an edit the other lacks (``NoteMerge``).
-    private static func applyNote(_ change: SyncChange.NoteState, in db: any SQLTransaction) throws -> Bool {
+    private static func applyNote(_ change: SyncChange.NoteState, lookups: inout SyncBatchLookups, in db: any SQLTransaction) throws -> Bool {
         let note = change.note
-        guard try !TombstoneRecord.exists(entity: "note", id: note.id.rawValue, in: db) else { return false }
+        guard !lookups.isTombstoned("note", note.id.rawValue) else { return false }
         var incoming = NoteRecord(note)
         incoming.clock = change.clock.rawValue
         incoming.trashedAt = change.trashedAt
         incoming.versions = change.versions ?? VersionVector()
-        guard let local = try NoteRecord.fetch(note.id.rawValue, in: db) else {
+        guard lookups.noteExists(note.id.rawValue), let local = try NoteRecord.fetch(note.id.rawValue, in: db) else {
             try incoming.save(db)
+            lookups.noteWritten(note.id.rawValue)
             return true
         }
         guard let result = try NoteMerge.resolve(local: local, incoming: incoming, in: db) else { return false }
@@ -124,8 +160,13 @@ extension AttachmentStore {
         return true
     }
 
-    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, in db: any SQLTransaction) throws -> Bool {
-        guard try !TombstoneRecord.exists(entity: tombstone.entity, id: tombstone.id, in: db) else { return false }
+    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, lookups: inout SyncBatchLookups, in db: any SQLTransaction) throws -> Bool {
+        if tombstone.entity == "note" || tombstone.entity == "attachment" {
+            guard !lookups.isTombstoned(tombstone.entity, tombstone.id) else { return false }
+            lookups.deleted(tombstone.entity, tombstone.id)
+        } else {
+            guard try !TombstoneRecord.exists(entity: tombstone.entity, id: tombstone.id, in: db) else { return false }
+        }
         try TombstoneRecord(entity: tombstone.entity, id: tombstone.id, clock: tombstone.clock.rawValue).save(db)
         switch tombstone.entity {
         case "note": try NoteRecord.delete(tombstone.id, in: db)
@@ -137,30 +178,35 @@ extension AttachmentStore {
 
     private enum AttachmentOutcome { case applied(newRemoteBlob: Bool), ignored }
 
-    private static func applyAttachment(_ token: SyncChange.AttachmentToken, in db: any SQLTransaction) throws -> AttachmentOutcome {
+    private static func applyAttachment(_ token: SyncChange.AttachmentToken, lookups: inout SyncBatchLookups,
+                                        in db: any SQLTransaction) throws -> AttachmentOutcome {
         var received = token.attachment
-        guard try !TombstoneRecord.exists(entity: "attachment", id: received.id.rawValue, in: db),
-              try !TombstoneRecord.exists(entity: "note", id: received.noteID.rawValue, in: db) else { return .ignored }
-        if let local = try AttachmentRecord.fetch(received.id.rawValue, in: db), ClockStamp(rawValue: local.clock) >= token.clock {
+        let id = received.id.rawValue, noteID = received.noteID.rawValue, hash = received.blobHash.rawValue
+        guard !lookups.isTombstoned("attachment", id), !lookups.isTombstoned("note", noteID) else { return .ignored }
+        if let local = lookups.attachmentClock(id), ClockStamp(rawValue: local) >= token.clock {
             return .ignored
         }
-        if try !NoteRecord.exists(received.noteID.rawValue, in: db) {
+        if !lookups.noteExists(noteID) {
             // The note's own change comes in a later batch; until then it is an empty note
             // older than any real version of it.
             var placeholder = NoteRecord(Note(id: received.noteID, title: "", body: "", createdAt: received.createdAt, updatedAt: received.createdAt))
             placeholder.clock = ClockStamp.origin.rawValue
             try placeholder.insert(db)
+            lookups.noteWritten(noteID)
         }
         var newRemoteBlob = false
-        if try BlobRecord.fetch(received.blobHash.rawValue, in: db) == nil {
-            try BlobRecord(hash: received.blobHash.rawValue, byteCount: received.byteCount, state: .remote, createdAt: Date()).insert(db)
+        if lookups.blobState(hash) == nil {
+            try BlobRecord(hash: hash, byteCount: received.byteCount, state: .remote, createdAt: Date()).insert(db)
+            lookups.blobWritten(hash, state: .remote)
             newRemoteBlob = true
         }
-        received.mediaType = try Self.mediaType(claimed: received.mediaType, blob: received.blobHash, in: db)
+        received.mediaType = try Self.mediaType(claimed: received.mediaType, blob: received.blobHash,
+                                                present: lookups.blobState(hash) == .present, in: db)
         received.filename = try RecordRules.filename(given: received.filename)  // checked already: its last part
         var record = AttachmentRecord(received, clock: token.clock)
         record.trashedAt = token.trashedAt
         try record.save(db)
+        lookups.attachmentWritten(id, clock: token.clock.rawValue)
         return .applied(newRemoteBlob: newRemoteBlob)
     }
 
@@ -168,9 +214,8 @@ extension AttachmentStore {
     /// from the bytes when it has them (another attachment shares the blob), else the peer's
     /// claim when it is a raster type this store reads, else `application/octet-stream`. The
     /// bytes decide once they arrive (``installDownloaded(_:)``).
-    private static func mediaType(claimed: String, blob: BlobHash, in db: any SQLTransaction) throws -> String {
-        if try BlobRecord.isPresent(blob.rawValue, in: db),
-           let known = try AttachmentRecord.recordedMediaType(of: blob, in: db) {
+    private static func mediaType(claimed: String, blob: BlobHash, present: Bool, in db: any SQLTransaction) throws -> String {
+        if present, let known = try AttachmentRecord.recordedMediaType(of: blob, in: db) {
             return known
         }
         return MediaTypeSniffer.isReadableRaster(claimed) ? claimed : "application/octet-stream"
@@ -187,12 +232,12 @@ extension AttachmentStore {
 extension AttachmentStore {
     /// How far this store has read a peer's change feed (0 before the first pull).
     package func syncCursor(forPeer peer: String) async throws -> Int64 {
-        try await catalog.read { db in Int64(try StoreSetting.value("cursor " + peer, in: db) ?? "0") ?? 0 }
+        try await catalog.read { db in Int64(try StoreSetting.value(Self.pullCursorPrefix + peer, in: db) ?? "0") ?? 0 }
     }
 
     /// Records how far this store has read a peer's change feed.
     package func setSyncCursor(_ sequence: Int64, forPeer peer: String) async throws {
-        try await catalog.write { db in try StoreSetting.set("cursor " + peer, String(sequence), in: db) }
+        try await catalog.write { db in try StoreSetting.set(Self.pullCursorPrefix + peer, String(sequence), in: db) }
     }
 
     /// How far this store's own change feed has been pushed to a peer (0 before the first push).
@@ -210,7 +255,7 @@ extension AttachmentStore {
     /// The peers this store has pulled from, as they were named (URLs), in order of their names.
     public func knownPeers() async throws -> [String] {
         try await catalog.read { db in
-            try StoreSetting.keys(withPrefix: "cursor ", in: db).map { String($0.dropFirst("cursor ".count)) }
+            try StoreSetting.keys(withPrefix: Self.pullCursorPrefix, in: db).map { String($0.dropFirst(Self.pullCursorPrefix.count)) }
         }
     }
 }
