@@ -12,14 +12,6 @@ struct TombstoneRecord: Sendable {
                         [.text(entity), .text(id)])?.bool("found") ?? false
     }
 
-    /// The tombstone of `entity` `id`, if any.
-    static func fetch(entity: String, id: String, in db: any SQLTransaction) throws -> TombstoneRecord? {
-        guard let row = try db.queryOne("SELECT clock FROM tombstone WHERE entity = ? AND id = ?", [.text(entity), .text(id)]) else {
-            return nil
-        }
-        return TombstoneRecord(entity: entity, id: id, clock: try row.requiredString("clock"))
-    }
-
     /// The clocks of the tombstones of `entity` among `ids`, by id.
     static func clocks(entity: String, ids: [String], in db: any SQLTransaction) throws -> [String: String] {
         var clocks: [String: String] = [:]
