@@ -1,5 +1,8 @@
 import AttachmentStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 
@@ -67,6 +70,50 @@ struct StorageBudgetTests {
         #expect(report.originalsEvicted == 1)
         #expect(try await store.attachment(attachments[1].id).state == .evicted)
         #expect(try await store.attachment(attachments[0].id).state == .present)
+    }
+
+    @Test("re-hashing, proof samples, backups and background thumbnail renders do not count as reads: eviction keeps the order of real reads")
+    func maintenanceIsNotARead() async throws {
+        let (peer, fixture, attachments) = try await Self.stores()
+        _ = peer
+        let store = fixture.store
+        guard store.blobPlacement == .files else { return }
+        // Last read days ago, oldest first: on a relatime mount any plain read would now set the
+        // access time, and the order below would follow whatever read last.
+        let paths = attachments.map { Files.blobPath(in: fixture.storeURL, hash: $0.blobHash.rawValue) }
+        let now = Int(Date().timeIntervalSince1970)
+        let lastReads = (0..<paths.count).map { now - (4 - $0) * 86_400 }
+        for (path, seconds) in zip(paths, lastReads) {
+            LeastRecentlyReadTests.setLastRead(path, Date(timeIntervalSince1970: TimeInterval(seconds)))
+        }
+        func expectUnread(_ indices: Range<Int>, after step: String) {
+            for index in indices {
+                var info = stat()
+                #expect(stat(paths[index], &info) == 0)
+                #expect(info.st_atim.tv_sec == lastReads[index], "\(Self.photos[index]) looks read by \(step)")
+            }
+        }
+
+        #expect(try await store.verify().isClean)
+        expectUnread(0..<4, after: "verify")
+        _ = try await store.scrub(upTo: 1 << 40)
+        expectUnread(0..<4, after: "a scrub")
+        for attachment in attachments.reversed() {
+            store.prefetchThumbnail(for: try await store.attachment(attachment.id), maxPixelSize: 97)
+        }
+        await store.waitForBackgroundWork()
+        #expect(store.thumbnailStatistics.rendersFinished >= 4)
+        expectUnread(0..<4, after: "background thumbnail renders")
+        let backup = try TemporaryDirectory("budget-backup")
+        _ = try await store.backup(to: backup.appending("copy"))
+        expectUnread(0..<4, after: "a backup")
+
+        // Every original is sampled for a holder; the two the peer holds go, oldest first.
+        try await store.setStorageBudget(StorageBudget(maxLocalBytes: 0))
+        let report = try await store.enforceStorageBudget()
+        #expect(report.originalsEvicted == 2)
+        #expect(try await store.allAttachments().map(\.state) == [StoredAttachment.State.evicted, .evicted, .present, .present])
+        expectUnread(2..<4, after: "proof samples")
     }
 
     @Test("an upload of bytes that were evicted makes them present again")

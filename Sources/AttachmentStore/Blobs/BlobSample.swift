@@ -14,11 +14,14 @@ public struct BlobSample: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    /// Up to 4 KiB at a random offset of the file at `path`, which holds `byteCount` bytes. Blocks.
+    /// Up to 4 KiB at a random offset of the file at `path`, which holds `byteCount` bytes,
+    /// read without making the file look recently read. Blocks.
     static func random(ofFileAt path: String, byteCount: Int64) throws -> BlobSample {
         let length = Int(min(4096, byteCount))
         let offset = byteCount > Int64(length) ? Int64.random(in: 0...(byteCount - Int64(length))) : 0
-        let handle = try FileHandle(forReadingFrom: URL(filePath: path))
+        let fd = LeastRecentlyRead.openWithoutRecordingRead(path)
+        guard fd >= 0 else { throw SystemError("open \(path)") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         defer { try? handle.close() }
         try handle.seek(toOffset: UInt64(offset))
         return BlobSample(offset: offset, bytes: [UInt8](try handle.read(upToCount: length) ?? Data()))

@@ -37,7 +37,7 @@ enum BackupBlobCopy {
         case EXDEV, EPERM, EMLINK, ENOTSUP: break
         default: throw SystemError("link \(source) to \(destination)")
         }
-        let input = open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let input = LeastRecentlyRead.openWithoutRecordingRead(source, flags: O_CLOEXEC | O_NOFOLLOW)
         guard input >= 0 else {
             if errno == ENOENT { return .sourceMissing }
             throw SystemError("open \(source)")

@@ -35,7 +35,7 @@ enum BlobFileScan {
 
     /// Everything ``BlobDigest`` learns of the bytes of the file at `path`, read in chunks.
     static func digest(fileAt path: String) throws(SystemError) -> BlobDigest {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = LeastRecentlyRead.openWithoutRecordingRead(path)
         guard fd >= 0 else { throw SystemError("open") }
         defer { close(fd) }
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))

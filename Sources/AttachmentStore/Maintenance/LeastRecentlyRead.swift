@@ -10,8 +10,7 @@ enum LeastRecentlyRead {
     /// Records that the file at `path` was just read. A failure (a read-only filesystem) only
     /// makes the file look older to the budget, so it is not reported.
     static func touch(_ path: String) {
-        // UTIME_NOW and UTIME_OMIT (<sys/stat.h>, `((1l << 30) - 1l)` and `- 2l`), which Swift does not import.
-        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]
+        var times = [timespec(tv_sec: 0, tv_nsec: nowTime), timespec(tv_sec: 0, tv_nsec: omitTime)]
         _ = utimensat(AT_FDCWD, path, &times, 0)
     }
 
@@ -22,6 +21,37 @@ enum LeastRecentlyRead {
         touch(path)
         return true
     }
+
+    /// Opens the file at `path` for reading without recording a read, like `open` (a descriptor,
+    /// or -1 with `errno` set). Maintenance (a re-hash, a backup copy, a proof sample) is not a
+    /// read: on a `relatime` mount the kernel would otherwise set the access time on the first read
+    /// after a write, and the budget would evict by the order scrubbing happened to visit files.
+    /// `O_NOATIME` is refused (EPERM) for a file of another owner; that file opens plainly.
+    static func openWithoutRecordingRead(_ path: String, flags: Int32 = O_CLOEXEC) -> Int32 {
+        let fd = open(path, O_RDONLY | flags | noAccessTime)
+        guard fd < 0, errno == EPERM else { return fd }
+        return open(path, O_RDONLY | flags)
+    }
+
+    /// Runs `body`, which reads the file at `path` through code that opens it itself (libvips),
+    /// and puts the file's access time back as it was: rendering a thumbnail is not a read of the
+    /// original. A ``touch(_:)`` by another thread during `body` is lost; the file then only looks
+    /// older to the budget by the length of one render.
+    static func preservingLastRead<T>(of path: String, _ body: () throws -> T) throws -> T {
+        guard let before = (try? POSIXFile.status(path)) ?? nil else { return try body() }
+        defer {
+            var times = [before.st_atim, timespec(tv_sec: 0, tv_nsec: omitTime)]
+            _ = utimensat(AT_FDCWD, path, &times, 0)
+        }
+        return try body()
+    }
+
+    /// `O_NOATIME` (`<fcntl.h>`, `__O_NOATIME`, octal 01000000 on Linux), which Swift does not import.
+    private static let noAccessTime: Int32 = 0o1000000
+    /// `UTIME_NOW` and `UTIME_OMIT` (`<sys/stat.h>`, `((1l << 30) - 1l)` and `- 2l`), which Swift
+    /// does not import: "set to now" and "leave alone" in a `utimensat` time.
+    private static let nowTime = (1 << 30) - 1
+    private static let omitTime = (1 << 30) - 2
 
     /// When the file at `path` was last read (or written), `nil` when it is gone.
     static func lastRead(_ path: String) -> Date? {

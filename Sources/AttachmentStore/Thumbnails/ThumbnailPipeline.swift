@@ -124,7 +124,10 @@ final class ThumbnailPipeline: Sendable {
         do {
             rendered = try await withTaskCancellationHandler {
                 try await Self.renderPool.runIfActive {
-                    try ThumbnailRenderer.render(fileAt: sourcePath, maxPixelSize: key.size, options: options, cancellation: cancellation)
+                    // A render is derived work, not a read of the original the budget should count.
+                    try LeastRecentlyRead.preservingLastRead(of: sourcePath) {
+                        try ThumbnailRenderer.render(fileAt: sourcePath, maxPixelSize: key.size, options: options, cancellation: cancellation)
+                    }
                 }
             } onCancel: {
                 cancellation.cancel()
