@@ -259,6 +259,11 @@ public enum SharedCatalogMigrations {
                 "CREATE INDEX note_on_titleKey_id ON note(titleKey, id)",
             ]
         },
+        Migration(id: "v19: statistics kept as the catalog changes, unreferenced blobs found without a scan") { dialect in
+            // ``CatalogTally``: the figures of `attach stats` and each blob's reference count,
+            // kept by triggers, so neither `stats` nor `gc` reads the whole catalog.
+            CatalogTally.migrationStatements(dialect)
+        },
     ]
 
     /// `v18`'s fill: the title key of every note already there. The change feed's trigger is set

@@ -33,7 +33,7 @@ struct BackupSnapshot {
                 throw AttachmentStore.Error.damagedCatalogRow(malformed)
             }
             let placement = try StoreSetting.value("blobPlacement", in: transaction)
-            let unreferenced = Set(try BlobRecord.unreferenced(in: transaction).map(\.hash))
+            let unreferenced = Set(try BlobRecord.unreferencedCountingReferences(in: transaction).map(\.hash))
             let originals = placement.flatMap(BlobPlacement.init(rawValue:))?.keepsOriginalsInCatalog == true ? [] : try BlobRecord.all(in: .present, in: transaction)
                 .filter { !unreferenced.contains($0.hash) }
                 .map { Original(hash: try $0.validatedHash, byteCount: $0.byteCount) }
@@ -45,17 +45,21 @@ struct BackupSnapshot {
 
     /// Drops the rows of originals nothing references (garbage `gc` had not yet collected),
     /// object-store leases, login sessions and resumable uploads (all belong to the running
-    /// servers), and — for a store whose originals live in an object store — records that the
-    /// backup keeps them as files. Returns the snapshot's size. Blocks.
+    /// servers), recounts the statistics the catalog keeps, and — for a store whose originals
+    /// live in an object store — records that the backup keeps them as files. Returns the
+    /// snapshot's size. Blocks.
     func finish(placingFiles: Bool) throws -> Int64 {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
             let transaction = GRDBTransaction(db: db)
-            for record in try BlobRecord.unreferenced(in: transaction) { try BlobRecord.delete(record.hash, in: transaction) }
+            for record in try BlobRecord.unreferencedCountingReferences(in: transaction) { try BlobRecord.delete(record.hash, in: transaction) }
             try db.execute(sql: "DELETE FROM blobLease")
             try db.execute(sql: "DELETE FROM loginSession")
             try db.execute(sql: "DELETE FROM resumableUploadPart")
             try db.execute(sql: "DELETE FROM resumableUpload")
+            // The figures a catalog keeps are counted again from its rows: a backup's own are
+            // never trusted (a restore makes its store from this copy).
+            for statement in CatalogTally.rebuildStatements(.sqlite) { try db.execute(sql: statement) }
             if placingFiles {
                 try StoreSetting.set("blobPlacement", BlobPlacement.files.rawValue, in: transaction)
                 try StoreSetting.remove("objectStoreLocation", in: transaction)

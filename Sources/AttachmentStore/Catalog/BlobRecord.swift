@@ -79,9 +79,10 @@ struct BlobRecord: Sendable {
         try db.query("SELECT * FROM blob WHERE state = ?", [.text(state.rawValue)]).map(BlobRecord.init(row:))
     }
 
-    /// Every blob hash the catalog knows.
-    static func allHashes(in db: any SQLTransaction) throws -> Set<String> {
-        Set(try db.query("SELECT hash FROM blob", []).map { try $0.requiredString("hash") })
+    /// Which of `hashes` the catalog has a row for: what the files or objects found on a walk are
+    /// checked against, in lookups by key, so the cost is the walk's, not the catalog's.
+    static func known(among hashes: [String], in db: any SQLTransaction) throws -> Set<String> {
+        Set(try states(of: hashes, in: db).keys)
     }
 
     /// Deletes the row of `hash`.
@@ -95,14 +96,25 @@ struct BlobRecord: Sendable {
         try db.execute(columns.insert + " ON CONFLICT (hash) DO UPDATE SET state = excluded.state", columns.arguments(of: row))
     }
 
-    /// Blob rows that no attachment and no image entry references.
+    /// Blob rows that no attachment and no image entry references: those whose kept reference
+    /// count is 0 (``CatalogTally``; the partial index `blob_unreferenced`), each confirmed by its
+    /// records, so a count a restored or tampered catalog got wrong keeps garbage, never loses an
+    /// original. Costs the garbage, not the catalog.
     static func unreferenced(in db: any SQLTransaction) throws -> [BlobRecord] {
-        try db.query("""
-            SELECT * FROM blob
-            WHERE NOT \(AttachmentRecord.references("blob.hash"))
-              AND NOT EXISTS (SELECT 1 FROM imageEntry WHERE imageEntry.blobHash = blob.hash)
-            """, []).map(BlobRecord.init(row:))
+        try db.query("SELECT * FROM blob WHERE referenceCount = 0 AND \(unreferencedCondition)", []).map(BlobRecord.init(row:))
     }
+
+    /// The same rows found by asking every blob's records, for a catalog whose reference counts
+    /// may be missing or untrue (a backup of any version, being read). Reads the whole catalog.
+    static func unreferencedCountingReferences(in db: any SQLTransaction) throws -> [BlobRecord] {
+        try db.query("SELECT * FROM blob WHERE \(unreferencedCondition)", []).map(BlobRecord.init(row:))
+    }
+
+    /// True of a blob row no attachment and no image entry names.
+    private static let unreferencedCondition = """
+        NOT \(AttachmentRecord.references("blob.hash"))
+          AND NOT EXISTS (SELECT 1 FROM imageEntry WHERE imageEntry.blobHash = blob.hash)
+        """
 
     /// Whether the catalog records the bytes of `hash` as present.
     static func isPresent(_ hash: String, in db: any SQLTransaction) throws -> Bool {

@@ -2,30 +2,36 @@ import CatalogSQL
 
 extension StoreStatistics {
     /// The counts and byte sums the catalog holds (notes, attachments, blobs by state, scrub
-    /// counters, bytes referenced, stored and saved by deduplication); the figures measured on
-    /// disk and the budget are left at zero for the caller.
+    /// counters, bytes referenced, stored and saved by deduplication), read from the figures it
+    /// keeps as it changes (``CatalogTally``: a few rows, whatever the store's size); the figures
+    /// measured on disk and the budget are left at zero for the caller.
     init(catalog db: any SQLTransaction) throws {
-        self.init()
-        func number(_ sql: String) throws -> Int64 { try db.queryOne(sql)?.int64("n") ?? 0 }
-        notes = Int(try number("SELECT COUNT(*) AS n FROM note"))
-        attachments = try AttachmentRecord.count(in: db)
-        imageKeys = Int(try number("SELECT COUNT(*) AS n FROM imageEntry"))
-        blobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'present'"))
-        remoteBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'remote'"))
-        evictedBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'evicted'"))
-        damagedBlobs = Int(try number("SELECT COUNT(*) AS n FROM blob WHERE state = 'damaged'"))
+        try self.init(figures: try db.queryOne(CatalogTally.readQuery))
         scrubDamageFound = try StoreSetting.count(ScrubCounter.found, in: db)
         scrubRepaired = try StoreSetting.count(ScrubCounter.repaired, in: db)
-        blobBytes = try number("SELECT CAST(COALESCE(SUM(byteCount), 0) AS BIGINT) AS n FROM blob WHERE state = 'present'")
-        referencedBytes = try number("""
-            SELECT CAST(COALESCE(SUM(blob.byteCount), 0) AS BIGINT) AS n FROM (
-                \(AttachmentRecord.blobHashesQuery) UNION ALL SELECT blobHash FROM imageEntry
-            ) AS reference JOIN blob ON blob.hash = reference.blobHash
-            """)
-        let distinctReferenced = try number("""
-            SELECT CAST(COALESCE(SUM(byteCount), 0) AS BIGINT) AS n FROM blob WHERE hash IN (
-                \(AttachmentRecord.blobHashesQuery) UNION SELECT blobHash FROM imageEntry)
-            """)
-        bytesSavedByDeduplication = referencedBytes - distinctReferenced
+    }
+
+    /// The same figures counted from the records themselves, reading the whole catalog: what
+    /// `verify` compares the kept ones with.
+    init(recountingCatalog db: any SQLTransaction) throws {
+        try self.init(figures: try db.queryOne(CatalogTally.recountQuery))
+        scrubDamageFound = try StoreSetting.count(ScrubCounter.found, in: db)
+        scrubRepaired = try StoreSetting.count(ScrubCounter.repaired, in: db)
+    }
+
+    /// The figures of a row with ``CatalogTally/figures``' columns.
+    private init(figures row: SQLRow?) throws {
+        self.init()
+        func figure(_ column: String) throws -> Int64 { try row?.int64(column) ?? 0 }
+        notes = Int(try figure("notes"))
+        attachments = Int(try figure("attachments"))
+        imageKeys = Int(try figure("imageKeys"))
+        blobs = Int(try figure("presentBlobs"))
+        blobBytes = try figure("presentBytes")
+        remoteBlobs = Int(try figure("remoteBlobs"))
+        evictedBlobs = Int(try figure("evictedBlobs"))
+        damagedBlobs = Int(try figure("damagedBlobs"))
+        referencedBytes = try figure("referencedBytes")
+        bytesSavedByDeduplication = referencedBytes - (try figure("distinctReferencedBytes"))
     }
 }

@@ -14,13 +14,15 @@ extension AttachmentStore {
     /// - Parameters:
     ///   - grace: how old garbage must be before it goes (default one hour; `.zero` for now).
     ///   - dryRun: report what would go, remove nothing.
-    /// - Throws: ``Error/damagedCatalogRow(_:)`` before removing anything when a catalog row's
-    ///   blob hash is malformed (`verify` lists them all).
+    /// - Throws: ``Error/damagedCatalogRow(_:)`` before removing anything when the blob hash of a
+    ///   row it would remove is malformed (`verify` lists every such row).
     public func collectGarbage(olderThan grace: Duration = .seconds(3600), dryRun: Bool = false) async throws -> GarbageReport {
         let cutoff = Date().addingTimeInterval(-TimeInterval(grace.components.seconds) - TimeInterval(grace.components.attoseconds) / 1e18)
         var report = GarbageReport(dryRun: dryRun)
-        // A catalog row whose hash is not a hash (a tampered catalog) stops gc before it removes anything.
-        try await catalog.refuseMalformedBlobHashes()
+        // A row gc would turn into a path whose hash is not a hash (a tampered catalog) stops it
+        // before it removes anything. Only those rows are read: gc costs its garbage, not the
+        // catalog (`verify` checks every row).
+        try await refuseMalformedGarbage()
         try await purgeTrash(into: &report)
         try await collectTemporaryFiles(before: cutoff, into: &report)
         try await collectExpiredUploads(into: &report)
@@ -30,6 +32,12 @@ extension AttachmentStore {
         report.orphanBytes = orphans.bytes
         report.keptInGracePeriod += orphans.kept
         return report
+    }
+
+    /// Throws for the first unreferenced blob row whose hash is malformed.
+    /// - Throws: ``Error/damagedCatalogRow(_:)``.
+    private func refuseMalformedGarbage() async throws {
+        for record in try await catalog.read({ db in try BlobRecord.unreferenced(in: db) }) { _ = try record.validatedHash }
     }
 
     /// Purges (in a dry run, counts) what has been in the trash longer than its retention.

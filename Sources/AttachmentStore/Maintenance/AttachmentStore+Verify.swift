@@ -30,6 +30,7 @@ extension AttachmentStore {
         }
         var report = VerificationReport()
         report.catalogProblems = snapshot.problems
+        report.miscountedFigures = try await catalog.tallyProblems()
         report.attachmentsChecked = snapshot.attachments.count
         let attachmentsByHash = Dictionary(grouping: snapshot.attachments, by: \.blobHash)
         let keysByHash = Dictionary(grouping: snapshot.imageEntries, by: \.blobHash)
@@ -77,5 +78,12 @@ extension AttachmentStore {
         return try await catalog.read { db in
             try damage.filter { try BlobRecord.isReferenced($0.hash.rawValue, in: db) }
         }
+    }
+
+    /// Sets the statistics the catalog keeps, and each blob's count of the records that name it,
+    /// to what a count of the records says: the repair of ``VerificationReport/miscountedFigures``.
+    /// Reads the whole catalog. Changes no record.
+    public func recountStatistics() async throws {
+        try await catalog.recountTally()
     }
 }

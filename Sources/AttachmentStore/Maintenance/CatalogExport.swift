@@ -22,11 +22,14 @@ enum CatalogExport {
             try await copy.write { transaction in
                 for (table, tableRows) in rows {
                     if table == "change" { _ = try transaction.execute("DELETE FROM change", []) }
+                    // What the copy's triggers keep (``CatalogTally``) they count again, from its rows.
+                    let derived = CatalogTally.derivedColumns[table] ?? []
                     for row in tableRows {
-                        let columns = row.columns.map { "\"\($0)\"" }.joined(separator: ", ")
-                        let placeholders = Array(repeating: "?", count: row.columns.count).joined(separator: ", ")
+                        let kept = row.columns.indices.filter { !derived.contains(row.columns[$0].lowercased()) }
+                        let columns = kept.map { "\"\(row.columns[$0])\"" }.joined(separator: ", ")
+                        let placeholders = Array(repeating: "?", count: kept.count).joined(separator: ", ")
                         let upsert = table == "storeSetting" ? " ON CONFLICT (key) DO UPDATE SET value = excluded.value" : ""
-                        _ = try transaction.execute("INSERT INTO \(table) (\(columns)) VALUES (\(placeholders))\(upsert)", row.values)
+                        _ = try transaction.execute("INSERT INTO \(table) (\(columns)) VALUES (\(placeholders))\(upsert)", kept.map { row.values[$0] })
                     }
                 }
             }

@@ -49,11 +49,14 @@ public struct VerificationReport: Sendable, Codable, Equatable {
     /// Problems in the catalog itself: what its database finds (integrity, foreign keys), and
     /// rows whose blob hash is not 64 lowercase hexadecimal digits (a tampered catalog).
     public var catalogProblems: [String] = []
+    /// Where the statistics the catalog keeps disagree with a count of its records (a catalog
+    /// edited around its triggers): a repair recounts them (``AttachmentStore/recountStatistics()``).
+    public var miscountedFigures: [String] = []
     /// Blob files no catalog row references (left by a crash; `gc` removes them). Not damage.
     public var unreferencedFiles = 0
     /// Files in `tmp/` (in-flight ingests, or leftovers `gc` removes). Not damage.
     public var temporaryFiles = 0
 
     /// Whether nothing is damaged.
-    public var isClean: Bool { damage.isEmpty && catalogProblems.isEmpty }
+    public var isClean: Bool { damage.isEmpty && catalogProblems.isEmpty && miscountedFigures.isEmpty }
 }

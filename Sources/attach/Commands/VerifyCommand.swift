@@ -9,8 +9,8 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Re-hash every blob, check every reference; exit 2 and name the damage if any.",
         discussion: """
             With --repair, each damaged blob is quarantined (moved to quarantine/, never served) and a copy \
-            fetched from a peer that holds the same hash, verified, and put back; the store is then verified \
-            again. Peers: --peer URL (repeatable) and --peers-file, else every peer this store has pulled from.
+            fetched from a peer that holds the same hash, verified, and put back; statistics the catalog keeps \
+            that disagree with its records are recounted; the store is then verified again. Peers: --peer URL (repeatable) and --peers-file, else every peer this store has pulled from.
             """
     )
 
@@ -41,7 +41,11 @@ struct VerifyCommand: AsyncParsableCommand {
                     for failed in outcome.unrepaired { Console.out("NOT REPAIRED blob \(failed.hash): \(failed.reason)") }
                 }
             }
-            found = before.damage.isEmpty ? before : try await store.verify()
+            if !before.miscountedFigures.isEmpty {
+                try await store.recountStatistics()
+                if !json { Console.out("RECOUNTED the statistics the catalog keeps") }
+            }
+            found = before.damage.isEmpty && before.miscountedFigures.isEmpty ? before : try await store.verify()
         } catch {
             await http.shutdown()
             throw error
@@ -63,6 +67,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 for key in damage.brokenImageKeys { Console.out("  breaks image key \"\(key)\"") }
             }
             for problem in report.catalogProblems { Console.out("DAMAGED catalog: \(problem)") }
+            for problem in report.miscountedFigures { Console.out("MISCOUNTED: \(problem)") }
             let verdict = report.isClean ? "clean" : "DAMAGED"
             Console.out("\(verdict): \(report.blobsChecked) blobs (\(Formatting.bytes(report.bytesChecked))) re-hashed, "
                 + "\(report.attachmentsChecked) attachments checked, \(report.damage.count) damaged blobs; "

@@ -158,7 +158,7 @@ extension StoreFolderBlobs {
     func collectUnknownFiles(before cutoff: Date, catalog: Catalog, dryRun: Bool) async throws -> BlobOrphanCount {
         let files = try await BlockingPool.run { [blobsDirectory] in BlobFileScan.files(in: blobsDirectory) }
         return try await catalog.write { [self] db -> BlobOrphanCount in
-            let known = try BlobRecord.allHashes(in: db)
+            let known = try BlobRecord.known(among: files.map(\.hash.rawValue), in: db)
             var count = BlobOrphanCount()
             for file in files where !known.contains(file.hash.rawValue) {
                 guard file.modified < cutoff else { count.kept += 1; continue }

@@ -150,7 +150,8 @@ struct ObjectStoreBlobBackend: UploadingBlobBackend {
         let cutoff = grace <= .zero ? Date.distantFuture : cutoff
         if !dryRun { _ = try await catalog.write { db in try BlobLease.removeExpired(in: db) } }
         let objects = try await allObjects()
-        let known = try await catalog.read { db in try BlobRecord.allHashes(in: db) }
+        let listed = objects.map(\.hash.rawValue)
+        let known = try await catalog.read { db in try BlobRecord.known(among: listed, in: db) }
         var count = BlobOrphanCount()
         for object in objects where !known.contains(object.hash.rawValue) {
             let rowJustRemoved = removedRows.contains(object.hash)
