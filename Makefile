@@ -178,7 +178,7 @@ screenshots: deps browser-deps corpus
 	$(SWIFT) build --product attach
 	$(BROWSER_PYTHON) Tests/e2e/browser_screenshots.py "$$($(SWIFT) build --show-bin-path)/attach" $(CORPUS) docs/screenshots
 
-## bench: ingest, thumbnails, storage strategies, the server, peer fetches, pages of notes at 1k/10k/100k and the CLI's start against cp + sync,
+## bench: ingest, thumbnails, storage strategies, the server, peer fetches, a first sync, pages of notes at 1k/10k/100k, a million records and the CLI's start against cp + sync,
 ## vipsthumbnail and nginx, originals saved to S3 against boto3 and uploads from 8 clients to 2 servers on
 ## PostgreSQL + S3 (local S3 started), then the micro-benchmarks (package-benchmark); writes BENCHMARKS.md.
 ## It builds the three products it runs by name: building every product would also link GRDB's
@@ -194,6 +194,7 @@ bench: deps corpus
 	scripts/bench-push.sh
 	scripts/bench-live.sh
 	scripts/bench-notes.sh
+	scripts/bench-scale.sh
 	scripts/bench-start.sh
 	$(WITH_SERVICES) sh -c 'scripts/bench-s3.sh && scripts/bench-writers.sh'
 	SWIFT=$(SWIFT) scripts/bench-micro.sh
@@ -215,6 +216,7 @@ bench-smoke: deps corpus
 	$(SMOKE_ENV) scripts/bench-push.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-live.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-notes.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-scale.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-start.sh > /dev/null
 	$(SMOKE_ENV) $(WITH_SERVICES) sh -c 'scripts/bench-s3.sh > /dev/null && scripts/bench-writers.sh > /dev/null'
 	$(SMOKE_ENV) SWIFT=$(SWIFT) scripts/bench-micro.sh > /dev/null

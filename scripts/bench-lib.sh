@@ -127,6 +127,36 @@ bench_write_section() {
   say "wrote the $name section of $out"
 }
 
+# --- what a script needs --------------------------------------------------------------------
+# bench_need_binaries: stops unless attach and attach-bench are built (bench_bin: attach-bench).
+bench_need_binaries() {
+  [ -x "$bin" ] || die "attach binary not found at $bin (run \`swift build -c release --product attach\`)"
+  [ -x "$bench_bin" ] || die "attach-bench not found at $bench_bin (run \`swift build -c release --product attach-bench\`)"
+}
+# bench_need_commands COMMAND=PACKAGE...: installs the package of each command that is missing.
+bench_need_commands() {
+  local need=() spec
+  for spec in "$@"; do command -v "${spec%%=*}" > /dev/null || need+=("${spec#*=}"); done
+  # shellcheck source=scripts/apt-lib.sh
+  . "$repo/scripts/apt-lib.sh"
+  apt_install "for the benchmark" ${need[@]+"${need[@]}"} || die "install the packages above, then run again"
+}
+
+# --- latency of requests to stores of several sizes -------------------------------------------
+# bench_wrk_latencies RUN NAME...: for each NAME and each size in `sizes`, wrk's median latency
+# (one connection, `seconds` long) of the request `path NAME SIZE` (a function of the script)
+# to `url[SIZE]`, appended to `samples[NAME-SIZE]`; `label[NAME]` names it in the progress.
+bench_wrk_latencies() {
+  local run=$1 name size; shift
+  for name in "$@"; do
+    for size in "${sizes[@]}"; do
+      say "run $run of $runs: ${label[$name]}, $size notes (${seconds}s)"
+      wrk -t1 -c1 -d"${seconds}s" --latency "${url[$size]}$(path "$name" "$size")" > "$scratch/wrk.txt"
+      samples[$name-$size]="${samples[$name-$size]:-} $(wrk_p50 "$scratch/wrk.txt")"
+    done
+  done
+}
+
 # --- scratch ---------------------------------------------------------------------------------
 # bench_scratch: makes the scratch folder (sets scratch), removed on exit, also on Ctrl-C.
 # Also samples, every 2 s, the 1-minute load average and the CPU counters of /proc/stat into
@@ -168,6 +198,18 @@ cleanup() {
   rm -rf "$scratch"
 }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# bench_serve STORE NAME: starts `attach serve` on STORE on a free port (its pid in `pids`, its
+# output in $scratch/serve-NAME.out and .log), waits until it answers /health, and sets
+# `served_url` to its address.
+bench_serve() {
+  local port
+  port=$(free_port)
+  "$bin" serve --store "$1" --port "$port" --log-level warning > "$scratch/serve-$2.out" 2> "$scratch/serve-$2.log" &
+  pids+=($!)
+  served_url=http://127.0.0.1:$port
+  for _ in $(seq 1 100); do curl -fs "$served_url/health" > /dev/null 2>&1 && break; sleep 0.1; done
+  curl -fs "$served_url/health" > /dev/null || die "attach serve did not start: $(cat "$scratch/serve-$2.log")"
+}
 
 # --- timing ----------------------------------------------------------------------------------
 now() { date +%s.%N; }
@@ -194,6 +236,9 @@ summary() {
     printf "%.10g %.10g %.10g\n", v[1], m, v[NR] }'
 }
 median() { summary "$@" | cut -d' ' -f2; }
+# wrk_p50 FILE: the median latency of a `wrk --latency` report, in milliseconds.
+wrk_p50() { awk '$1 == "50%" { v = $2 }
+  END { if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; printf "%.3f\n", v }' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 row_time() { # row_time LABEL REFERENCE_MEDIAN|"" VALUES...

@@ -27,37 +27,18 @@ runs=${BENCH_RUNS:-5}
 sizes=(1000 10000 100000)
 if [ "$smoke" = 1 ]; then sizes=(100 1000); seconds=1; runs=1; fi
 
-[ -x "$bin" ] || die "attach binary not found at $bin (run \`swift build -c release --product attach\`)"
-[ -x "$bench_bin" ] || die "attach-bench not found at $bench_bin (run \`swift build -c release --product attach-bench\`)"
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v curl >/dev/null || need+=(curl)
-# shellcheck source=scripts/apt-lib.sh
-. "$repo/scripts/apt-lib.sh"
-apt_install "for the benchmark" "${need[@]}" || die "install the packages above, then run again"
+bench_need_binaries
+bench_need_commands wrk=wrk curl=curl
 bench_check_output notes
 
 bench_scratch
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$scratch"
-}
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-p50() { awk '$1 == "50%" { v = $2 }
-  END { if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; printf "%.3f\n", v }' "$1"; }
 
 declare -A url seed_seconds
 for size in "${sizes[@]}"; do
   say "seeding a store of $size notes"
   seed_seconds[$size]=$("$bench_bin" notes --store "$scratch/store-$size" --count "$size" | python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["seconds"])')
-  port=$(free_port)
-  "$bin" serve --store "$scratch/store-$size" --port "$port" --log-level warning > "$scratch/serve-$size.out" 2> "$scratch/serve-$size.log" &
-  pids+=($!)
-  url[$size]=http://127.0.0.1:$port
-  for _ in $(seq 1 100); do curl -fs "${url[$size]}/health" >/dev/null 2>&1 && break; sleep 0.1; done
-  curl -fs "${url[$size]}/health" >/dev/null || die "attach serve did not start: $(cat "$scratch/serve-$size.log")"
+  bench_serve "$scratch/store-$size" "$size"
+  url[$size]=$served_url
 done
 
 queries=(first cursor offset rare common)
@@ -84,13 +65,7 @@ done
 
 declare -A samples
 for ((r = 1; r <= runs; r++)); do
-  for query in "${queries[@]}"; do
-    for size in "${sizes[@]}"; do
-      say "run $r of $runs: ${label[$query]}, $size notes (${seconds}s)"
-      wrk -t1 -c1 -d"${seconds}s" --latency "${url[$size]}$(path "$query" "$size")" > "$scratch/wrk.txt"
-      samples[$query-$size]="${samples[$query-$size]:-} $(p50 "$scratch/wrk.txt")"
-    done
-  done
+  bench_wrk_latencies "$r" "${queries[@]}"
 done
 
 largest=${sizes[${#sizes[@]}-1]}
