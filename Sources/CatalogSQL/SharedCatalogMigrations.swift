@@ -264,6 +264,11 @@ public enum SharedCatalogMigrations {
             // kept by triggers, so neither `stats` nor `gc` reads the whole catalog.
             CatalogTally.migrationStatements(dialect)
         },
+        Migration(id: "v20: a page of new notes indexed for search at once") { dialect in
+            // ``NoteSearchDeferral``: SQLite's search triggers can collect a page's new notes
+            // and index them in one statement. Nothing in PostgreSQL.
+            NoteSearchDeferral.migrationStatements(dialect)
+        },
     ]
 
     /// `v18`'s fill: the title key of every note already there. The change feed's trigger is set

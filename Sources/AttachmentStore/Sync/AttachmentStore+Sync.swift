@@ -72,9 +72,9 @@ extension AttachmentStore {
     /// that could not be read) is counted in ``SyncApplyReport/invalid`` with its reason and
     /// skipped, and the rest of the batch is applied: a peer cannot stall sync with one bad change.
     package func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
-        let clock = self.clock
+        let (clock, dialect) = (self.clock, catalog.database.dialect)
         let validation = SyncChangeValidation(limits: configuration.peerLimits)
-        return try await catalog.write { db in try Self.apply(batch, validation: validation, clock: clock, in: db) }
+        return try await catalog.write { db in try Self.apply(batch, validation: validation, clock: clock, dialect: dialect, in: db) }
     }
 
     /// Applies a batch pulled from `peer` as ``apply(_:)`` does and, in the same transaction,
@@ -82,10 +82,10 @@ extension AttachmentStore {
     /// cursor to the batch's end: one commit a batch, and a cut round resumes exactly after the
     /// last batch it applied.
     package func apply(_ batch: SyncBatch, pulledFrom peer: String) async throws -> SyncApplyReport {
-        let clock = self.clock
+        let (clock, dialect) = (self.clock, catalog.database.dialect)
         let validation = SyncChangeValidation(limits: configuration.peerLimits)
         return try await catalog.write { db in
-            let report = try Self.apply(batch, validation: validation, clock: clock, in: db)
+            let report = try Self.apply(batch, validation: validation, clock: clock, dialect: dialect, in: db)
             try Self.addPendingPeerThumbnails(report.imagesApplied, from: peer, in: db)
             try StoreSetting.set(Self.pullCursorPrefix + peer, String(batch.nextSequence), in: db)
             return report
@@ -94,6 +94,17 @@ extension AttachmentStore {
 
     /// The store setting that holds how far a peer's feed was pulled, before the peer's address.
     private static let pullCursorPrefix = "cursor "
+
+    /// The changes of `batch` applied in `db`, each validated first. In SQLite the notes the batch
+    /// adds are indexed for search together, once it is applied (``NoteSearchDeferral``).
+    private static func apply(_ batch: SyncBatch, validation: SyncChangeValidation, clock: HybridClock,
+                              dialect: SQLDialect, in db: any SQLTransaction) throws -> SyncApplyReport {
+        guard dialect == .sqlite else { return try apply(batch, validation: validation, clock: clock, in: db) }
+        try db.execute(NoteSearchDeferral.begin)
+        let report = try apply(batch, validation: validation, clock: clock, in: db)
+        for statement in NoteSearchDeferral.finish { try db.execute(statement) }
+        return report
+    }
 
     /// The changes of `batch` applied in `db`, each validated first.
     private static func apply(_ batch: SyncBatch, validation: SyncChangeValidation, clock: HybridClock,
