@@ -91,4 +91,20 @@ struct JSONTextTests {
         let empty = String(decoding: AttachmentList(attachments: [], next: nil).jsonText.bytes, as: UTF8.self)
         #expect(empty == #"{"attachments":[]}"#)
     }
+
+    @Test("a page of notes is written as JSONEncoder writes it, with and without a next page, odd text included")
+    func notePageMatchesFoundation() throws {
+        let strings = Self.strings()
+        var random = SplitMix(seed: 2811)
+        let notes = (0..<40).map { index in
+            NoteResource(Note(id: NoteID(rawValue: "n-\(index)"), title: strings[index % strings.count], body: strings[(index * 7) % strings.count],
+                              createdAt: Date(timeIntervalSince1970: Double.random(in: -1_000_000_000...4_000_000_000, using: &random)),
+                              updatedAt: Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &random))))
+        }
+        for next in [nil, "limit=50&after=1700000000000_n-39"] {
+            for page in [NotePage(notes: notes, limit: 50, offset: 0, next: next), NotePage(notes: [], limit: 10, offset: 20, next: next)] {
+                #expect(String(decoding: page.jsonText.bytes, as: UTF8.self) == (try Self.foundation(page)))
+            }
+        }
+    }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// On the wire and in the catalog it is a JSON object of `peer id: clock stamp`, keys sorted.
 public struct VersionVector: Sendable, Hashable, Codable {
     /// The latest edit of each peer included, by peer id.
-    public private(set) var stamps: [String: ClockStamp]
+    public internal(set) var stamps: [String: ClockStamp]
 
     /// A vector of `stamps` (each under its peer id).
     public init(_ stamps: [ClockStamp] = []) {
@@ -77,23 +77,6 @@ public struct VersionVector: Sendable, Hashable, Codable {
         case (false, true): return .older
         case (true, true): return .concurrent
         }
-    }
-
-    /// The JSON text stored in the catalog: `{}` when empty, keys sorted.
-    var json: String {
-        if stamps.isEmpty { return "{}" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    /// Reads the catalog's JSON text.
-    init(json: String) throws {
-        if json == "{}" || json.isEmpty {
-            self.init()
-            return
-        }
-        self = try JSONDecoder().decode(VersionVector.self, from: Data(json.utf8))
     }
 
     /// Reads the object of `peer: stamp`.
