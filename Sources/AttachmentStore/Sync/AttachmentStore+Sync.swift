@@ -99,11 +99,9 @@ extension AttachmentStore {
     /// adds are indexed for search together, once it is applied (``NoteSearchDeferral``).
     private static func apply(_ batch: SyncBatch, validation: SyncChangeValidation, clock: HybridClock,
                               dialect: SQLDialect, in db: any SQLTransaction) throws -> SyncApplyReport {
-        guard dialect == .sqlite else { return try apply(batch, validation: validation, clock: clock, in: db) }
-        try db.execute(NoteSearchDeferral.begin)
-        let report = try apply(batch, validation: validation, clock: clock, in: db)
-        for statement in NoteSearchDeferral.finish { try db.execute(statement) }
-        return report
+        try NoteSearchIndexing.collectingNewNotes(dialect, in: db) {
+            try apply(batch, validation: validation, clock: clock, in: db)
+        }
     }
 
     /// The changes of `batch` applied in `db`, each validated first.
