@@ -25,6 +25,18 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM
 # Pass 1 (1,400 tests at once on two cores) is run a second time when its first run fails: the
 # first run's failures go to test-output/retried-failures.txt, which `make test` prints at its
 # very end, so a test that failed once is named in every log even when the second run passes.
+# Every folder the tests make goes under one scratch folder of this run (TMPDIR), removed when
+# the run ends, pass or fail: a test that is cancelled, or a background render that outlives
+# its test's folder, leaves nothing behind in /tmp (thousands of such folders, 4 GB, had piled
+# up there over a few weeks of runs). World-searchable, so PostgreSQL's user reaches inside.
+scratch=$(mktemp -d /tmp/attachstore-tests.XXXXXX)
+chmod 755 "$scratch"
+remove_scratch() { # a crashed run can leave a test's small tmpfs mounted inside
+  awk -v dir="$scratch/" 'index($2, dir) == 1 { print $2 }' /proc/mounts | xargs -r umount -l 2>/dev/null || true
+  chmod -R u+w "$scratch" 2>/dev/null; rm -rf "$scratch"
+}
+trap remove_scratch EXIT
+export TMPDIR=$scratch
 out=test-output
 mkdir -p "$out"
 rm -f "$out/test-failures.txt" "$out/retried-failures.txt"

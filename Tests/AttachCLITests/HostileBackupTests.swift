@@ -31,7 +31,10 @@ struct HostileBackupTests {
 
         init(_ label: String) async throws {
             directory = try TemporaryDirectory(label)
-            outsideVictim = try TemporaryDirectory("victim")
+            // Straight under /tmp, not TMPDIR: a traversal hash has 64 characters to climb from
+            // the restore target to `/` and name the victim, so the victim's path must be short
+            // wherever the test run keeps its folders.
+            outsideVictim = try TemporaryDirectory("victim", under: URL(filePath: "/tmp", directoryHint: .isDirectory))
             let store = directory.appending("store")
             try await Attach.initStore(store)
             let imported = try await Attach.run(["import", "--new-note", "Trip", "--json", try Corpus.file("good/Dune.jpg").path(percentEncoded: false)],

@@ -8,9 +8,9 @@ public final class TemporaryDirectory: Sendable {
     /// The folder.
     public let url: URL
 
-    /// Creates the folder.
-    public init(_ label: String = "test") throws {
-        let url = FileManager.default.temporaryDirectory
+    /// Creates the folder in `parent` (the system temp directory, `TMPDIR`, unless given).
+    public init(_ label: String = "test", under parent: URL = FileManager.default.temporaryDirectory) throws {
+        let url = parent
             .appending(path: "attachstore-\(label)-\(UUID().uuidString.prefix(8))", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])

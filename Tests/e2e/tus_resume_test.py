@@ -30,6 +30,7 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -137,6 +138,7 @@ def upload_with_cut(name, cut):
         assert ratio < 1.25, f"the client sent {ratio:.2f}x the file: the upload restarted instead of resuming"
     finally:
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 SILENT_CUTS = (0.25, 0.50, 0.75)
@@ -195,6 +197,7 @@ def tuspy_silent_cut(fraction):
         cut.judge("tuspy")
     finally:
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def http_exchange(port, head, body=b"", answer_timeout=30):
@@ -260,6 +263,7 @@ def raw_silent_cut(fraction):
         cut.judge("raw client")
     finally:
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def read_answer(connection):
@@ -323,6 +327,7 @@ def ietf_draft_silent_cut(fraction, version):
         cut.judge(f"IETF draft, interop version {version}, resumed at {offset}")
     finally:
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def drop_connections(relay, server):
