@@ -47,6 +47,8 @@ static struct {
     int (*image_hasalpha)(VipsImage *image);
     uint64_t (*format_sizeof)(int format);
     int (*thumbnail)(const char *path, VipsImage **out, int width, ...);
+    int (*thumbnail_buffer)(void *buffer, size_t length, VipsImage **out, int width, ...);
+    void (*image_set_int)(VipsImage *image, const char *name, int value);
     int (*colourspace)(VipsImage *in, VipsImage **out, int space, ...);
     int (*cast)(VipsImage *in, VipsImage **out, int format, ...);
     int (*autorot)(VipsImage *in, VipsImage **out, ...);
@@ -120,6 +122,8 @@ int cvips_start(const char *argv0, char *error, size_t capacity) {
     CVIPS_RESOLVE(image_hasalpha, "vips_image_hasalpha")
     CVIPS_RESOLVE(format_sizeof, "vips_format_sizeof")
     CVIPS_RESOLVE(thumbnail, "vips_thumbnail")
+    CVIPS_RESOLVE(thumbnail_buffer, "vips_thumbnail_buffer")
+    CVIPS_RESOLVE(image_set_int, "vips_image_set_int")
     CVIPS_RESOLVE(colourspace, "vips_colourspace")
     CVIPS_RESOLVE(cast, "vips_cast")
     CVIPS_RESOLVE(autorot, "vips_autorot")
@@ -190,6 +194,23 @@ int cvips_has_alpha(VipsImage *image) { return vips.image_hasalpha(image) ? 1 : 
 int cvips_thumbnail(const char *path, VipsImage **out, int width, int height) {
     return vips.thumbnail(path, out, width, "height", height, "size", option.size_down,
         "fail_on", option.fail_on_error, NULL);
+}
+
+int cvips_thumbnail_embedded(const void *buffer, size_t length, VipsImage **out, int width, int height, int orientation) {
+    VipsImage *unrotated = NULL;
+    // From a buffer, libvips 8.14 passes the thumbnail's fail_on to the loader only through
+    // the loader's option string: without it a truncated preview decodes as grey.
+    if (vips.thumbnail_buffer((void *)buffer, length, &unrotated, width, "height", height, "size", option.size_down,
+            "no_rotate", 1, "fail_on", option.fail_on_error, "option_string", "fail_on=error", NULL) != 0)
+        return -1;
+    if (orientation <= 1) {
+        *out = unrotated;
+        return 0;
+    }
+    vips.image_set_int(unrotated, "orientation", orientation);
+    int status = vips.autorot(unrotated, out, NULL);
+    vips.g_object_unref(unrotated);
+    return status;
 }
 
 int cvips_to_srgb(VipsImage *in, VipsImage **out) { return vips.colourspace(in, out, option.srgb, NULL); }

@@ -163,19 +163,21 @@ package enum JPEGHeaderReader {
     }
 }
 
-/// A file's bytes through `pread` on an open descriptor.
+/// A file's bytes through `pread` on an open descriptor, counted from `base` (0: the file's
+/// start; an embedded image's offset to read that image as if it were a file).
 struct FileBytes {
     let fd: Int32
+    var base: Int64 = 0
 
     /// Exactly `count` bytes from `offset`, or `nil` when the file ends before them (or cannot
     /// be read).
     func bytes(at offset: Int64, count: Int) -> [UInt8]? {
-        guard count >= 0 else { return nil }
+        guard count >= 0, offset >= 0 else { return nil }
         var result = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
             let read = result.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+                pread(fd, buffer.baseAddress! + filled, count - filled, off_t(base + offset) + off_t(filled))
             }
             if read < 0 && errno == EINTR { continue }
             guard read > 0 else { return nil }

@@ -52,15 +52,65 @@ public enum ThumbnailRenderer {
         }
         // libvips decodes it next: its header through libvips starts libvips and holds the file to
         // the allowed loaders, before the limits are checked.
-        try options.limits.check(try ImageProbe.libvipsHeader(ofFileAt: path), path: path)
+        let header = try ImageProbe.libvipsHeader(ofFileAt: path)
+        try options.limits.check(header, path: path)
         guard !cancellation.isCancelled else { throw .cancelled }
 
-        let size = Int32(max(1, min(maxPixelSize, 10_000)))
+        let size = max(1, min(maxPixelSize, 10_000))
+        if let preview = embeddedPreview(ofFileAt: path, header: header, size: size),
+           let rendered = try renderEmbedded(preview, of: header, size: size, path: path, options: options, cancellation: cancellation) {
+            return rendered
+        }
         var thumbnail: OpaquePointer?
-        guard cvips_thumbnail(path, &thumbnail, size, size) == 0, let thumbnail else {
+        guard cvips_thumbnail(path, &thumbnail, Int32(size), Int32(size)) == 0, let thumbnail else {
             throw .unreadable(path: path, cause: .libvips(VipsRuntime.lastError()))
         }
         defer { cvips_unref(thumbnail) }
+        return try encode(thumbnail, path: path, options: options, cancellation: cancellation)
+    }
+
+    /// The JPEG's embedded preview (``EmbeddedPreview``) when it holds enough pixels for a
+    /// `size` thumbnail of the picture: at least the size libvips would shrink the picture to.
+    static func embeddedPreview(ofFileAt path: String, header: ImageHeader, size: Int) -> EmbeddedPreview? {
+        guard header.format == .jpeg else { return nil }
+        let scale = min(Double(size) / Double(header.width), Double(size) / Double(header.height), 1)
+        return EmbeddedPreview.find(inFileAt: path, primary: header,
+                                    minimumWidth: Int((Double(header.width) * scale).rounded()),
+                                    minimumHeight: Int((Double(header.height) * scale).rounded()))
+    }
+
+    /// The thumbnail made from `preview`, turned upright by the picture's orientation; `nil`
+    /// when the preview does not decode (the caller then renders the picture itself).
+    private static func renderEmbedded(
+        _ preview: EmbeddedPreview, of header: ImageHeader, size: Int, path: String, options: Options,
+        cancellation: RenderCancellation
+    ) throws(ImagingError) -> RenderedImage? {
+        guard let bytes = preview.bytes(inFileAt: path) else { return nil }
+        // libvips reads the buffer lazily, until the encode ends: keep it alive until then.
+        let outcome: Result<RenderedImage, ImagingError>? = bytes.withUnsafeBytes { raw in
+            var thumbnail: OpaquePointer?
+            guard cvips_thumbnail_embedded(raw.baseAddress, raw.count, &thumbnail, Int32(size), Int32(size),
+                                           Int32(header.orientation)) == 0, let thumbnail else { return nil }
+            defer { cvips_unref(thumbnail) }
+            do throws(ImagingError) {
+                return .success(try encode(thumbnail, path: path, options: options, cancellation: cancellation))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let rendered)?: return rendered
+        case .failure(.cancelled)?: throw .cancelled
+        case .failure?, nil:
+            cvips_clear_error()
+            return nil
+        }
+    }
+
+    /// Converts a thumbnail pipeline to 8-bit sRGB and encodes it (JPEG, or the alpha encoding).
+    private static func encode(
+        _ thumbnail: OpaquePointer, path: String, options: Options, cancellation: RenderCancellation
+    ) throws(ImagingError) -> RenderedImage {
         let displayable = try sRGB(thumbnail, path: path)
         defer { cvips_unref(displayable) }
 

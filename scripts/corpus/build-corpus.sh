@@ -22,13 +22,19 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
   exit 2
 fi
 
+here=$(cd -- "$(dirname -- "$0")" && pwd)
 target=$(realpath -m -- "$1")
 parent=$(dirname -- "$target")
 base=$(basename -- "$target")
 cache=$(realpath -m -- "${CORPUS_CACHE:-$parent/$base-debs}")
 stage=$parent/.$base.building
 
-if [ -f "$target/MANIFEST.tsv" ]; then
+# What this builder makes, numbered: a corpus another version of it made (CORPUS_VERSION
+# differs or is missing) is rebuilt and replaced, so new files reach every checkout.
+# 2: special/mpf-*.jpg.
+corpus_version=2
+built() { [ -f "$target/MANIFEST.tsv" ] && [ "$(cat -- "$target/CORPUS_VERSION" 2>/dev/null)" = "$corpus_version" ]; }
+if built; then
   say "already built: $target (delete it to rebuild)"
   exit 0
 fi
@@ -41,14 +47,15 @@ exec 9>"$cache/.lock"
 if ! flock -n 9; then
   say "another build holds $cache/.lock; waiting for it"
   flock 9
-  if [ -f "$target/MANIFEST.tsv" ]; then
+  if built; then
     say "built meanwhile: $target"
     exit 0
   fi
 fi
 
-# An OUTDIR without MANIFEST.tsv (say, left by an interrupted in-place build) is replaced at
-# the end, but only when it holds nothing but what a corpus holds; anything else stops the build.
+# An OUTDIR that is not a finished corpus of this version (left by an interrupted in-place
+# build, or made by an older builder) is replaced at the end, but only when it holds nothing
+# but what a corpus holds; anything else stops the build.
 replaceable_target() {
   local entry
   [ -e "$target" ] || return 0
@@ -56,8 +63,8 @@ replaceable_target() {
   for entry in "$target"/* "$target"/.[!.]*; do
     [ -e "$entry" ] || continue
     case ${entry##*/} in
-      good | special | fifty | bad | licenses | MANIFEST.tsv.part | .debs) ;;
-      *) fail "$target exists, is unfinished and holds ${entry##*/}; move it away and run again" ;;
+      good | special | fifty | bad | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
+      *) fail "$target exists, is not a corpus of version $corpus_version and holds ${entry##*/}; move it away and run again" ;;
     esac
   done
 }
@@ -175,6 +182,18 @@ big_w=$(vipsheader -f width "$big")
 big_h=$(vipsheader -f height "$big")
 vips crop "$big" "special/seed-3.7mb.jpg[Q=87,optimize_coding]" \
   $(( (big_w - 4032) / 2 )) $(( (big_h - 3024) / 2 )) 4032 3024
+# As phones store it: the 12 MP photo with a 1920x1440 preview inside, listed in a
+# Multi-Picture Format index (make-mpf.py). The marked copy's preview has its colours inverted
+# (so a test sees which image a thumbnail came from); the rotated copy's photo has Orientation
+# 6 and its preview none, as cameras write them.
+say "special/: photos with a Multi-Picture Format preview"
+vips thumbnail special/seed-3.7mb.jpg "$work/preview.jpg[Q=85]" 1920
+vips invert "$work/preview.jpg" "$work/preview-inverted.jpg[Q=85]"
+python3 "$here/make-mpf.py" special/seed-3.7mb.jpg "$work/preview.jpg" special/mpf-preview.jpg
+python3 "$here/make-mpf.py" special/seed-3.7mb.jpg "$work/preview-inverted.jpg" special/mpf-marked.jpg
+cp -- special/seed-3.7mb.jpg "$work/seed-6.jpg"
+exiftool -q -n -overwrite_original -Orientation=6 "$work/seed-6.jpg"
+python3 "$here/make-mpf.py" "$work/seed-6.jpg" "$work/preview.jpg" special/mpf-rotated.jpg
 
 say "special/: other formats made from real photos"
 heif-enc --quality 60 --output special/photo.heic "$mate/nature/LadyBird.jpg" >/dev/null
@@ -260,6 +279,7 @@ find good special fifty bad licenses -type f | LC_ALL=C sort | while IFS= read -
     "$(describe "$path")" "$path"
 done >MANIFEST.tsv.part
 mv -- MANIFEST.tsv.part MANIFEST.tsv
+echo "$corpus_version" >CORPUS_VERSION
 
 say "checking the corpus"
 problems=()
@@ -306,6 +326,9 @@ special/photo-16bit.png
 special/cmyk.jpg
 special/photo.webp
 special/alpha.png
+special/mpf-preview.jpg
+special/mpf-marked.jpg
+special/mpf-rotated.jpg
 bad/empty.jpg
 bad/truncated.jpg
 bad/random.jpg
@@ -315,6 +338,7 @@ bad/bomb.png
 licenses/mate-backgrounds.copyright
 licenses/gnome-backgrounds.copyright
 MANIFEST.tsv
+CORPUS_VERSION
 EOF
 for i in $(seq 0 49); do
   path=$(printf 'fifty/photo-%02d.jpg' "$i")
@@ -339,6 +363,9 @@ seed_bytes=$(manifest_field special/seed-3.7mb.jpg 2)
   problems+=("special/seed-3.7mb.jpg is ${seed_bytes:-?} bytes, not about 3.7 MB")
 [ "$(manifest_field bad/bomb.png 3)" = 30000x30000 ] || problems+=("bad/bomb.png does not declare 30000x30000")
 [ "$(exiftool -s3 -n -Orientation special/orientation-6.jpg)" = 6 ] || problems+=("special/orientation-6.jpg has no Orientation 6")
+for mpf in special/mpf-preview.jpg special/mpf-marked.jpg special/mpf-rotated.jpg; do
+  exiftool -s3 -a -MPImageType "$mpf" | grep -q 'Large Thumbnail' || problems+=("$mpf lists no large thumbnail in its MPF index")
+done
 [ "$(header_field special/cmyk.jpg interpretation)" = cmyk ] || problems+=("special/cmyk.jpg is not CMYK")
 [ "$(header_field special/photo-16bit.png format)" = ushort ] || problems+=("special/photo-16bit.png is not 16-bit")
 [ "$(header_field special/alpha.png bands)" = 4 ] || problems+=("special/alpha.png has no alpha channel")
@@ -353,7 +380,7 @@ fi
 cd -- "$parent"
 if [ -e "$target" ]; then
   replaceable_target
-  say "replacing the unfinished $target"
+  say "replacing $target (unfinished, or made by another version of this builder)"
   rm -rf -- "$target"
 fi
 mv -T -- "$stage" "$target"

@@ -61,6 +61,10 @@ int cvips_has_alpha(VipsImage *image);
 /// EXIF orientation applied, colour imported with a fallback profile for CMYK. Nothing is
 /// decoded until the result is saved. `fail_on` = error: truncated or corrupt data fails.
 int cvips_thumbnail(const char *path, VipsImage **out, int width, int height);
+/// Like cvips_thumbnail, from a JPEG held in memory (an image embedded in another file), turned
+/// upright by `orientation` (1-8, the EXIF value of the file that embeds it) rather than by any
+/// orientation of its own. `buffer` must stay valid until the result has been encoded.
+int cvips_thumbnail_embedded(const void *buffer, size_t length, VipsImage **out, int width, int height, int orientation);
 /// Converts to sRGB (keeping alpha), from grey, CMYK, 16-bit or any other space.
 int cvips_to_srgb(VipsImage *in, VipsImage **out);
 /// Casts to 8 bits per band when a conversion left a wider format.
