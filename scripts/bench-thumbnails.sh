@@ -98,19 +98,26 @@ n=$(cache_field "$store" files)
 [ "$n" = 0 ] || die "the thumbnail cache holds $n files after \`attach import --no-thumbnails\`; expected none"
 
 # Measure 2: the same photos as phones store them, each with a 1920 px preview listed in a
-# Multi-Picture Format index (scripts/corpus/make-mpf.py), in a store of their own.
-phone=$scratch/phone; mkdir "$phone"
+# Multi-Picture Format index (scripts/corpus/make-mpf.py), and re-coded progressive without
+# loss by jpegtran; each set in a store of its own.
+phone=$scratch/phone; progressive=$scratch/progressive; mkdir "$phone" "$progressive"
 for f in "${files[@]}"; do
   name=$(basename "$f")
   vips thumbnail "$f" "$scratch/preview.jpg[Q=85]" 1920 || die "vips could not make a preview of $f"
   python3 "$repo/scripts/corpus/make-mpf.py" "$f" "$scratch/preview.jpg" "$phone/$name" || die "make-mpf.py failed on $f"
+  jpegtran -copy all -progressive -outfile "$progressive/$name" "$f" || die "jpegtran could not re-code $f progressive"
 done
-phone_files=("$phone"/*.jpg)
+# variant_store NAME FILES...: the store $scratch/store-NAME, holding FILES
+variant_store() {
+  local name=$1; shift
+  attach_quiet init --store "$scratch/store-$name"
+  attach_quiet import --store "$scratch/store-$name" --no-thumbnails --new-note "$name" -- "$@"
+}
+phone_files=("$phone"/*.jpg); progressive_files=("$progressive"/*.jpg)
 phone_bytes=$(stat -c %s "${phone_files[@]}" | awk '{ s += $1 } END { print s }')
-phonestore=$scratch/phonestore
-attach_quiet init --store "$phonestore"
-attach_quiet import --store "$phonestore" --no-thumbnails --new-note phones -- "${phone_files[@]}"
-mapfile -t phone_blobs < <(find "$phonestore/blobs" -type f)
+progressive_bytes=$(stat -c %s "${progressive_files[@]}" | awk '{ s += $1 } END { print s }')
+variant_store phone "${phone_files[@]}"
+variant_store progressive "${progressive_files[@]}"
 # How much of the corpus a preview or a progressive coding could serve: its JPEGs with an MPF
 # large thumbnail, and its progressive JPEGs (libvips reports them as interlaced).
 mapfile -t corpus_jpegs < <(find "$corpus/good" "$corpus/special" "$corpus/fifty" -name '*.jpg' | sort)
@@ -209,7 +216,7 @@ PY
 }
 
 # --- timed runs (vipsthumbnail and attach interleaved, so drift over time affects both alike) -
-declare -a t_vips t_att t_vone t_aone b_vips b_att t_djpeg t_vphone t_aphone
+declare -a t_vips t_att t_vone t_aone b_vips b_att t_djpeg t_vphone t_aphone t_vprog t_aprog
 declare -a t_bad x_bad e_bad t_srv s_bad # per bad file: times (space-separated), exit codes, error line; server times, answers
 say "corpus $corpus: ${#files[@]} photos, $input_bytes bytes; seed $seed_bytes bytes"
 say "binary $bin; vipsthumbnail $vips_version; $runs run(s); scratch $scratch"
@@ -265,26 +272,33 @@ for ((r = 1; r <= runs; r++)); do
   fi
   say "run $r/$runs  attach thumbs, $count photos: ${t_att[-1]} s"
 
-  # (2) the phone-like copies: vipsthumbnail (which decodes each photo), then attach thumbs
-  # (which decodes each photo's preview).
-  d=$scratch/vips-phone; fresh "$d"; mkdir "$d"; warm "${phone_files[@]}"
-  t0=$(now)
-  printf '%s\0' "${phone_files[@]}" | xargs -0 -P "$procs" -n "$per_proc" vipsthumbnail -s "$size" -o "$d/%s.jpg" 2> "$scratch/vips.log" ||
-    { cat "$scratch/vips.log" >&2; die "vipsthumbnail failed on the phone-like photos"; }
-  t1=$(now)
-  t_vphone+=("$(elapsed "$t0" "$t1")")
-  fresh "$d"
-  attach_quiet cache clear --store "$phonestore"; sync; warm "${phone_blobs[@]}"
-  t0=$(now)
-  "$bin" thumbs --size "$size" --store "$phonestore" > "$scratch/thumbs.log" 2>&1 || { cat "$scratch/thumbs.log" >&2; die "attach thumbs failed on the phone-like photos"; }
-  t1=$(now)
-  t_aphone+=("$(elapsed "$t0" "$t1")")
-  grep -q "^$count thumbnails at $size px: $count made" "$scratch/thumbs.log" || { cat "$scratch/thumbs.log" >&2; die "attach thumbs did not make $count thumbnails of the phone-like photos"; }
-  if [ "$r" = 1 ]; then
-    mapfile -t cached < <(find "$phonestore/cache" -type f)
-    check_sides "attach thumbs (phone-like)" "${cached[@]}"
-  fi
-  say "run $r/$runs  phone-like photos: vipsthumbnail ${t_vphone[-1]} s, attach thumbs ${t_aphone[-1]} s"
+  # (2) the phone-like and the progressive copies: vipsthumbnail (which decodes each whole
+  # photo), then attach thumbs (which decodes each photo's preview, or its cut stream).
+  for variant in phone progressive; do
+    if [ "$variant" = phone ]; then set_files=("${phone_files[@]}"); else set_files=("${progressive_files[@]}"); fi
+    d=$scratch/vips-$variant; fresh "$d"; mkdir "$d"; warm "${set_files[@]}"
+    t0=$(now)
+    printf '%s\0' "${set_files[@]}" | xargs -0 -P "$procs" -n "$per_proc" vipsthumbnail -s "$size" -o "$d/%s.jpg" 2> "$scratch/vips.log" ||
+      { cat "$scratch/vips.log" >&2; die "vipsthumbnail failed on the $variant photos"; }
+    t1=$(now)
+    vips_time=$(elapsed "$t0" "$t1")
+    fresh "$d"
+    mapfile -t set_blobs < <(find "$scratch/store-$variant/blobs" -type f)
+    attach_quiet cache clear --store "$scratch/store-$variant"; sync; warm "${set_blobs[@]}"
+    t0=$(now)
+    "$bin" thumbs --size "$size" --store "$scratch/store-$variant" > "$scratch/thumbs.log" 2>&1 ||
+      { cat "$scratch/thumbs.log" >&2; die "attach thumbs failed on the $variant photos"; }
+    t1=$(now)
+    attach_time=$(elapsed "$t0" "$t1")
+    grep -q "^$count thumbnails at $size px: $count made" "$scratch/thumbs.log" ||
+      { cat "$scratch/thumbs.log" >&2; die "attach thumbs did not make $count thumbnails of the $variant photos"; }
+    if [ "$r" = 1 ]; then
+      mapfile -t cached < <(find "$scratch/store-$variant/cache" -type f)
+      check_sides "attach thumbs ($variant)" "${cached[@]}"
+    fi
+    if [ "$variant" = phone ]; then t_vphone+=("$vips_time"); t_aphone+=("$attach_time"); else t_vprog+=("$vips_time"); t_aprog+=("$attach_time"); fi
+    say "run $r/$runs  $variant photos: vipsthumbnail $vips_time s, attach thumbs $attach_time s"
+  done
 
   # (3) first thumbnail of one 12 MP JPEG, process start-up included: vipsthumbnail.
   o=$scratch/vips-one.jpg; fresh "$o"; warm "$seed"
@@ -349,6 +363,7 @@ row_bytes() { # row_bytes LABEL REFERENCE_MEDIAN|"" BYTE_VALUES...
 m_vips=$(median "${t_vips[@]}"); m_att=$(median "${t_att[@]}")
 m_vone=$(median "${t_vone[@]}"); m_aone=$(median "${t_aone[@]}"); m_djpeg=$(median "${t_djpeg[@]}")
 m_vphone=$(median "${t_vphone[@]}"); m_aphone=$(median "${t_aphone[@]}")
+m_vprog=$(median "${t_vprog[@]}"); m_aprog=$(median "${t_aprog[@]}")
 mb_vips=$(median "${b_vips[@]}"); mb_att=$(median "${b_att[@]}")
 
 table=$(
@@ -359,6 +374,8 @@ table=$(
   row_time "decode limit: djpeg -scale 1/8 > /dev/null, $procs processes × $per_proc files: $count photos (wall time)" "$m_vips" "${t_djpeg[@]}"
   row_time "vipsthumbnail -s $size, $procs processes × $per_proc files: the $count photos with a 1920 px MPF preview (wall time)" "" "${t_vphone[@]}"
   row_time "attach thumbs --size $size: the $count photos with a 1920 px MPF preview, cache emptied (wall time)" "$m_vphone" "${t_aphone[@]}"
+  row_time "vipsthumbnail -s $size, $procs processes × $per_proc files: the $count photos re-coded progressive (wall time)" "" "${t_vprog[@]}"
+  row_time "attach thumbs --size $size: the $count photos re-coded progressive, cache emptied (wall time)" "$m_vprog" "${t_aprog[@]}"
   row_time "vipsthumbnail -s $size: seed-3.7mb.jpg, one process (wall time, start-up included)" "" "${t_vone[@]}"
   row_time "attach thumb --size $size: seed-3.7mb.jpg, first thumbnail, one process (wall time, start-up included)" "$m_vone" "${t_aone[@]}"
   row_bytes "bytes, vipsthumbnail output folder: $count thumbnails (informational)" "" "${b_vips[@]}"
@@ -405,12 +422,12 @@ else
   v_batch="short of the target of at most 0.85×"
 fi
 if below1 "$x_one"; then v_one=faster; else v_one=slower; fi
-x_phone=$(ratio "$m_aphone" "$m_vphone")
-if awk -v x="$x_phone" 'BEGIN { exit !(x <= 0.9) }'; then
-  v_phone="met"
-else
-  v_phone="missed by $(awk -v x="$x_phone" 'BEGIN { printf "%.0f %%", (x / 0.9 - 1) * 100 }')"
-fi
+target_verdict() { # target_verdict RATIO TARGET: "met" or "missed by N %"
+  if awk -v x="$1" -v t="$2" 'BEGIN { exit !(x <= t) }'; then echo met
+  else awk -v x="$1" -v t="$2" 'BEGIN { printf "missed by %.0f %%", (x / t - 1) * 100 }'; fi
+}
+x_phone=$(ratio "$m_aphone" "$m_vphone"); v_phone=$(target_verdict "$x_phone" 0.9)
+x_prog=$(ratio "$m_aprog" "$m_vprog"); v_prog=$(target_verdict "$x_prog" 0.9)
 nphotos=${#files[@]}
 
 section=$(
@@ -432,9 +449,11 @@ section=$(
   echo
   echo "### What this shows"
   echo
-  echo "attach thumbs made the $nphotos thumbnails in ${x_batch}× the time of vipsthumbnail, so it is $v_batch (median $(printf '%.3f' "$m_att") s, $(per_s "$nphotos" "$m_att") thumbnails/s, against $(printf '%.3f' "$m_vips") s, $(per_s "$nphotos" "$m_vips") thumbnails/s). The decode limit — djpeg decoding every photo at 1/8 scale and writing nothing, in $procs processes — took $(printf '%.3f' "$m_djpeg") s ($(ratio "$m_djpeg" "$m_vips")× vipsthumbnail): no thumbnailer that decodes these JPEGs can beat it. Where attach's time goes (\`perf record\` of \`attach thumbs --size 200\` over these 50 photos, 2026-11-26): libjpeg 77 % of the CPU time (1.59 s, the whole of djpeg's 1/8-scale decode of the same files on two cores), the kernel 8 %, libc 4 %, libvips and GLib 6.5 %, our own code under 1 %. A target of 0.85× vipsthumbnail lies 5 % above a decode that writes nothing, so decoding faster cannot reach it; decoding less of each file could. These 50 are baseline JPEGs without restart markers: even at 1/8 scale every coefficient must be Huffman-decoded to find where the next block starts. A progressive JPEG's DC scans alone give its 1/8-scale decode exactly (libjpeg's 1×1 inverse DCT reads only the DC coefficient), so its other scans could be skipped unread (not done); a photo carrying a large preview image (MPF) is thumbnailed from it, as the next paragraph shows. Both use the $(nproc) cores with two renders at once (attach: two render slots, one libvips thread each, in one process; vipsthumbnail: $procs processes, each with libvips' default thread pool). The two do not do the same work: attach thumbs' output goes through the store's pipeline, where each request joins a job per (content hash, size), so concurrent requests for one image coalesce into one render, and the result lands in the memory cache and the disk cache; each cached thumbnail is written to a temporary file with a checksummed trailer and renamed, without a fsync (a torn file fails its check and is rendered again; vipsthumbnail syncs nothing either), is converted to 8-bit sRGB, has EXIF orientation applied and every metadata block stripped, and is encoded as JPEG quality 80 with optimised Huffman tables. vipsthumbnail also applies EXIF orientation, but writes its default JPEG (quality 75) and keeps the originals' metadata (EXIF, with its embedded preview), so the bytes row compares different outputs and is informational only: attach's $nphotos thumbnails take ${x_bytes}× vipsthumbnail's bytes ($(kib "$mb_att") against $(kib "$mb_vips"))."
+  echo "attach thumbs made the $nphotos thumbnails in ${x_batch}× the time of vipsthumbnail, so it is $v_batch (median $(printf '%.3f' "$m_att") s, $(per_s "$nphotos" "$m_att") thumbnails/s, against $(printf '%.3f' "$m_vips") s, $(per_s "$nphotos" "$m_vips") thumbnails/s). The decode limit — djpeg decoding every photo at 1/8 scale and writing nothing, in $procs processes — took $(printf '%.3f' "$m_djpeg") s ($(ratio "$m_djpeg" "$m_vips")× vipsthumbnail): no thumbnailer that decodes these JPEGs can beat it. Where attach's time goes (\`perf record\` of \`attach thumbs --size 200\` over these 50 photos, 2026-11-26): libjpeg 77 % of the CPU time (1.59 s, the whole of djpeg's 1/8-scale decode of the same files on two cores), the kernel 8 %, libc 4 %, libvips and GLib 6.5 %, our own code under 1 %. A target of 0.85× vipsthumbnail lies 5 % above a decode that writes nothing, so decoding faster cannot reach it; decoding less of each file could. These 50 are baseline JPEGs without restart markers: even at 1/8 scale every coefficient must be Huffman-decoded to find where the next block starts. A progressive JPEG's DC scans alone give its 1/8-scale decode exactly (libjpeg's 1×1 inverse DCT reads only the DC coefficient), so most of its other scans are skipped unread, and a photo carrying a large preview image (MPF) is thumbnailed from it, as the next paragraphs show. Both use the $(nproc) cores with two renders at once (attach: two render slots, one libvips thread each, in one process; vipsthumbnail: $procs processes, each with libvips' default thread pool). The two do not do the same work: attach thumbs' output goes through the store's pipeline, where each request joins a job per (content hash, size), so concurrent requests for one image coalesce into one render, and the result lands in the memory cache and the disk cache; each cached thumbnail is written to a temporary file with a checksummed trailer and renamed, without a fsync (a torn file fails its check and is rendered again; vipsthumbnail syncs nothing either), is converted to 8-bit sRGB, has EXIF orientation applied and every metadata block stripped, and is encoded as JPEG quality 80 with optimised Huffman tables. vipsthumbnail also applies EXIF orientation, but writes its default JPEG (quality 75) and keeps the originals' metadata (EXIF, with its embedded preview), so the bytes row compares different outputs and is informational only: attach's $nphotos thumbnails take ${x_bytes}× vipsthumbnail's bytes ($(kib "$mb_att") against $(kib "$mb_vips"))."
   echo
-  echo "**Photos that carry a preview.** Phones store a photo with a large preview inside it (about 1,920 px), listed in a Multi-Picture Format (MPF) index. When a JPEG has one at least as large as the thumbnail asked for, with the picture's proportions, attach makes the thumbnail from it and decodes a few hundred kilobytes instead of the photo (the index is checked before anything is read; a preview that fails to decode falls back to the photo). The phone-like rows use the same $count photos, each given a 1920 px preview by \`scripts/corpus/make-mpf.py\` in setup ($phone_bytes bytes in all); vipsthumbnail reads no MPF index and decodes every photo. attach thumbs took ${x_phone}× vipsthumbnail's time on them (median $(printf '%.3f' "$m_aphone") s against $(printf '%.3f' "$m_vphone") s): target at most 0.9×, $v_phone. How much of the corpus qualifies: $corpus_mpf of its ${#corpus_jpegs[@]} JPEGs (\`good/\`, \`special/\`, \`fifty/\`) carry an MPF preview (the three \`special/mpf-*.jpg\` the builder makes; the wallpapers the corpus is made from carry none), and $corpus_progressive are progressive; for a progressive JPEG attach still decodes every scan, which is no faster than vipsthumbnail."
+  echo "**Photos that carry a preview.** Phones store a photo with a large preview inside it (about 1,920 px), listed in a Multi-Picture Format (MPF) index. When a JPEG has one at least as large as the thumbnail asked for, with the picture's proportions, attach makes the thumbnail from it and decodes a few hundred kilobytes instead of the photo (the index is checked before anything is read; a preview that fails to decode falls back to the photo). The phone-like rows use the same $count photos, each given a 1920 px preview by \`scripts/corpus/make-mpf.py\` in setup ($phone_bytes bytes in all); vipsthumbnail reads no MPF index and decodes every photo. attach thumbs took ${x_phone}× vipsthumbnail's time on them (median $(printf '%.3f' "$m_aphone") s against $(printf '%.3f' "$m_vphone") s): target at most 0.9×, $v_phone. How much of the corpus qualifies: $corpus_mpf of its ${#corpus_jpegs[@]} JPEGs (\`good/\`, \`special/\`, \`fifty/\`) carry an MPF preview (the three \`special/mpf-*.jpg\` the builder makes; the wallpapers the corpus is made from carry none), and $corpus_progressive are progressive."
+  echo
+  echo "**Progressive photos.** A progressive JPEG sends every block's first coefficient (DC) first, then the detail in later scans. For a thumbnail libvips shrinks the photo by 8 while decoding, and at that scale libjpeg makes each 8×8 block one pixel from its DC coefficient alone; so when the thumbnail is at most a 17th of the photo's longer side, attach hands libvips the photo cut to its DC scans and each component's first pass over its lowest AC bands (\`ProgressiveDCStream\`; without any AC data libjpeg's block smoothing re-estimates the DC, which moves pixels by up to a dozen levels). The cut is made while reading the file, by its markers, and the thumbnail matches the whole file's within a level or two of colour (tests compare them). The progressive rows use the same $count photos re-coded progressive by \`jpegtran -progressive\` in setup ($progressive_bytes bytes in all). attach thumbs took ${x_prog}× vipsthumbnail's time on them (median $(printf '%.3f' "$m_aprog") s against $(printf '%.3f' "$m_vprog") s): target at most 0.9×, $v_prog."
   echo
   echo "For one 12 MP baseline JPEG, the first thumbnail from attach thumb took ${x_one}× the time of one vipsthumbnail, so it is $v_one (median $(ms "$m_aone") against $(ms "$m_vone")). Both include process start-up; attach's also includes opening the store, resolving the attachment id in the catalog, and writing the thumbnail to the disk cache as well as to FILE. A first request inside a program that already has the store open pays none of that start-up, only the render and the cache write."
   echo

@@ -57,8 +57,8 @@ public enum ThumbnailRenderer {
         guard !cancellation.isCancelled else { throw .cancelled }
 
         let size = max(1, min(maxPixelSize, 10_000))
-        if let preview = embeddedPreview(ofFileAt: path, header: header, size: size),
-           let rendered = try renderEmbedded(preview, of: header, size: size, path: path, options: options, cancellation: cancellation) {
+        if let smaller = smallerSource(ofFileAt: path, header: header, size: size),
+           let rendered = try render(smaller, of: header, size: size, path: path, options: options, cancellation: cancellation) {
             return rendered
         }
         var thumbnail: OpaquePointer?
@@ -79,13 +79,25 @@ public enum ThumbnailRenderer {
                                     minimumHeight: Int((Double(header.height) * scale).rounded()))
     }
 
-    /// The thumbnail made from `preview`, turned upright by the picture's orientation; `nil`
-    /// when the preview does not decode (the caller then renders the picture itself).
-    private static func renderEmbedded(
-        _ preview: EmbeddedPreview, of header: ImageHeader, size: Int, path: String, options: Options,
+    /// How much less than the whole file a JPEG's thumbnail can be made from: its embedded
+    /// preview when that is large enough, else, for a progressive JPEG libvips will decode at
+    /// 1/8 scale, its DC scans (``ProgressiveDCStream``); `nil` for every other image.
+    static func smallerSource(ofFileAt path: String, header: ImageHeader, size: Int) -> [UInt8]? {
+        guard header.format == .jpeg else { return nil }
+        if let preview = embeddedPreview(ofFileAt: path, header: header, size: size), let bytes = preview.bytes(inFileAt: path) {
+            return bytes
+        }
+        // libvips shrinks a JPEG on load by 8 when the whole shrink is 16 or more; 17 leaves a margin.
+        guard Double(max(header.width, header.height)) >= 17 * Double(size) else { return nil }
+        return ProgressiveDCStream.stream(ofFileAt: path)
+    }
+
+    /// The thumbnail made from `bytes` (a JPEG standing in for the file), turned upright by the
+    /// picture's orientation; `nil` when they do not decode (the caller then renders the file).
+    private static func render(
+        _ bytes: [UInt8], of header: ImageHeader, size: Int, path: String, options: Options,
         cancellation: RenderCancellation
     ) throws(ImagingError) -> RenderedImage? {
-        guard let bytes = preview.bytes(inFileAt: path) else { return nil }
         // libvips reads the buffer lazily, until the encode ends: keep it alive until then.
         let outcome: Result<RenderedImage, ImagingError>? = bytes.withUnsafeBytes { raw in
             var thumbnail: OpaquePointer?

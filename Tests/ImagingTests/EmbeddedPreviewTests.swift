@@ -9,25 +9,11 @@ import TestSupport
 struct EmbeddedPreviewTests {
     static func path(_ name: String) throws -> String { try Corpus.file("special/\(name)").path(percentEncoded: false) }
 
-    /// The mean of every sample of `image` and its size, measured by the `vips` tool.
-    static func measure(_ image: RenderedImage, in directory: TemporaryDirectory, as name: String) async throws -> (mean: Double, file: String) {
+    /// `image` written into `directory` as `name`; its path.
+    static func written(_ image: RenderedImage, in directory: TemporaryDirectory, as name: String) throws -> String {
         let file = directory.appending(name).path(percentEncoded: false)
         try Data(image.data).write(to: URL(filePath: file))
-        return (try await vipsNumber(["avg", file]), file)
-    }
-
-    static func vipsNumber(_ arguments: [String]) async throws -> Double {
-        let outcome = try await ChildProcess.run("/usr/bin/vips", arguments)
-        return try #require(Double(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "vips \(arguments): \(outcome.stderr)")
-    }
-
-    /// How far apart two images of one size are: the mean absolute difference of their samples.
-    static func difference(_ first: String, _ second: String, in directory: TemporaryDirectory) async throws -> Double {
-        let delta = directory.appending("delta.v").path(percentEncoded: false)
-        let absolute = directory.appending("abs.v").path(percentEncoded: false)
-        #expect(try await ChildProcess.run("/usr/bin/vips", ["subtract", first, second, delta]).exitCode == 0)
-        #expect(try await ChildProcess.run("/usr/bin/vips", ["abs", delta, absolute]).exitCode == 0)
-        return try await vipsNumber(["avg", absolute])
+        return file
     }
 
     /// `special/mpf-preview.jpg` with `edit` applied to its bytes, given where the index's
@@ -68,16 +54,16 @@ struct EmbeddedPreviewTests {
     func thumbnailComesFromThePreviewWhenLargeEnough() async throws {
         let directory = try TemporaryDirectory("mpf")
         let marked = try Self.path("mpf-marked.jpg")
-        let plain = try await Self.measure(try ThumbnailRenderer.render(fileAt: Self.path("seed-3.7mb.jpg"), maxPixelSize: 200), in: directory, as: "plain.jpg").file
+        let plain = try Self.written(try ThumbnailRenderer.render(fileAt: Self.path("seed-3.7mb.jpg"), maxPixelSize: 200), in: directory, as: "plain.jpg")
         let inverted = directory.appending("inverted.jpg").path(percentEncoded: false)
-        #expect(try await ChildProcess.run("/usr/bin/vips", ["invert", plain, inverted]).exitCode == 0)
-        let small = try await Self.measure(try ThumbnailRenderer.render(fileAt: marked, maxPixelSize: 200), in: directory, as: "small.jpg").file
+        try await ImageDifference.vips(["invert", plain, inverted])
+        let small = try Self.written(try ThumbnailRenderer.render(fileAt: marked, maxPixelSize: 200), in: directory, as: "small.jpg")
         let large = try ThumbnailRenderer.render(fileAt: marked, maxPixelSize: 2400)
         let largePlain = try ThumbnailRenderer.render(fileAt: Self.path("seed-3.7mb.jpg"), maxPixelSize: 2400)
         // The marked file's preview has its colours inverted: a 200 px thumbnail shows them,
         // a 2400 px one (more than the preview's 1920) shows the picture.
-        let fromPreview = try await Self.difference(small, inverted, in: directory)
-        let fromPicture = try await Self.difference(small, plain, in: directory)
+        let fromPreview = try await ImageDifference.between(small, inverted, in: directory).mean
+        let fromPicture = try await ImageDifference.between(small, plain, in: directory).mean
         #expect(fromPreview < 6 && fromPicture > 30, "against the inverted picture \(fromPreview), against the picture \(fromPicture)")
         #expect(large.data == largePlain.data)
     }
@@ -91,11 +77,11 @@ struct EmbeddedPreviewTests {
         let header = try ImageProbe.header(ofFileAt: path)
         #expect(max(ours.width, ours.height) == 200)
         #expect((ours.height > ours.width) == header.isTransposed)
-        let file = try await Self.measure(ours, in: directory, as: "ours.jpg").file
+        let file = try Self.written(ours, in: directory, as: "ours.jpg")
         // libvips reads no MPF index: its thumbnail decodes the picture.
         let reference = directory.appending("reference.jpg").path(percentEncoded: false)
-        #expect(try await ChildProcess.run("/usr/bin/vips", ["thumbnail", path, reference, "200"]).exitCode == 0)
-        let difference = try await Self.difference(file, reference, in: directory)
+        try await ImageDifference.vips(["thumbnail", path, reference, "200"])
+        let difference = try await ImageDifference.between(file, reference, in: directory).mean
         #expect(difference < 6, "\(difference)")
     }
 
@@ -144,10 +130,10 @@ struct EmbeddedPreviewTests {
         let header = try ImageProbe.header(ofFileAt: file)
         #expect(EmbeddedPreview.find(inFileAt: file, primary: header, minimumWidth: 200, minimumHeight: 150) != nil)
         let rendered = try ThumbnailRenderer.render(fileAt: file, maxPixelSize: 200)
-        let ours = try await Self.measure(rendered, in: directory, as: "ours.jpg").file
+        let ours = try Self.written(rendered, in: directory, as: "ours.jpg")
         let reference = directory.appending("reference.jpg").path(percentEncoded: false)
-        #expect(try await ChildProcess.run("/usr/bin/vips", ["thumbnail", try Self.path("seed-3.7mb.jpg"), reference, "200"]).exitCode == 0)
-        let difference = try await Self.difference(ours, reference, in: directory)
+        try await ImageDifference.vips(["thumbnail", try Self.path("seed-3.7mb.jpg"), reference, "200"])
+        let difference = try await ImageDifference.between(ours, reference, in: directory).mean
         #expect(difference < 6, "\(difference)")
     }
 }
