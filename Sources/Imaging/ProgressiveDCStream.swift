@@ -23,6 +23,9 @@ package enum ProgressiveDCStream {
     static let chunkSize = 1 << 18
     /// How many segments (markers with a length) and scans the file may have.
     static let maxSegments = 1024
+    /// The longest cut stream kept in memory; a file whose kept scans are longer (a photo has a
+    /// few MB of them) is decoded as it is.
+    static let maxStreamBytes = 32 << 20
 
     /// Whether a scan is kept: every DC scan, and each component's first pass over the AC bands
     /// from the first (`Ss` 1, `Ah` 0). libjpeg needs no AC coefficient at 1/8 scale, but when a
@@ -33,14 +36,15 @@ package enum ProgressiveDCStream {
         spectralStart == 0 || (spectralStart == 1 && successiveHigh == 0)
     }
 
-    /// The cut stream of the progressive JPEG at `path`, or `nil` (see the type's description).
-    package static func stream(ofFileAt path: String) -> [UInt8]? {
+    /// The cut stream of the progressive JPEG at `path`, or `nil` (see the type's description),
+    /// also when it would be longer than `limit` bytes.
+    package static func stream(ofFileAt path: String, limit: Int = maxStreamBytes) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
-        var reader = MarkerReader(source: FileBytes(fd: fd), fileSize: Int64(info.st_size))
+        var reader = MarkerReader(source: FileBytes(fd: fd), fileSize: Int64(info.st_size), limit: limit)
         return reader.cut()
     }
 
@@ -48,13 +52,15 @@ package enum ProgressiveDCStream {
     struct MarkerReader {
         let source: FileBytes
         let fileSize: Int64
+        let limit: Int
         var offset: Int64 = 0
         var output: [UInt8] = []
         var progressive = false
 
-        init(source: FileBytes, fileSize: Int64) {
+        init(source: FileBytes, fileSize: Int64, limit: Int) {
             self.source = source
             self.fileSize = fileSize
+            self.limit = limit
         }
 
         mutating func cut() -> [UInt8]? {
@@ -62,7 +68,7 @@ package enum ProgressiveDCStream {
             output = [0xFF, 0xD8]
             offset = 2
             for _ in 0..<ProgressiveDCStream.maxSegments {
-                guard let head = source.bytes(at: offset, count: 2), head[0] == 0xFF else { return nil }
+                guard output.count <= limit, let head = source.bytes(at: offset, count: 2), head[0] == 0xFF else { return nil }
                 let marker = head[1]
                 switch marker {
                 case 0xD9:  // EOI
@@ -126,7 +132,10 @@ package enum ProgressiveDCStream {
                     }
                 }
                 let taken = end ?? (read - 1)
-                if keeping { output += buffer[0..<taken] }
+                if keeping {
+                    guard output.count + taken <= limit else { return false }
+                    output += buffer[0..<taken]
+                }
                 offset += Int64(taken)
                 if end != nil { return true }
             }

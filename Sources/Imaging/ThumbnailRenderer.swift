@@ -81,7 +81,7 @@ public enum ThumbnailRenderer {
 
     /// How much less than the whole file a JPEG's thumbnail can be made from: its embedded
     /// preview when that is large enough, else, for a progressive JPEG libvips will decode at
-    /// 1/8 scale, its DC scans (``ProgressiveDCStream``); `nil` for every other image.
+    /// 1/8 scale, the scans such a decode reads (``ProgressiveDCStream``); `nil` for every other image.
     static func smallerSource(ofFileAt path: String, header: ImageHeader, size: Int) -> [UInt8]? {
         guard header.format == .jpeg else { return nil }
         if let preview = embeddedPreview(ofFileAt: path, header: header, size: size), let bytes = preview.bytes(inFileAt: path) {

@@ -78,6 +78,15 @@ struct ProgressiveDCStreamTests {
             == (try ThumbnailRenderer.render(fileAt: baseline, maxPixelSize: 400)).data)
     }
 
+    @Test("a cut stream longer than its limit is not kept: the whole file is decoded instead")
+    func streamOverTheLimitIsDropped() throws {
+        let progressive = try Self.path("special/progressive.jpg")
+        let whole = try #require(ProgressiveDCStream.stream(ofFileAt: progressive))
+        #expect(ProgressiveDCStream.stream(ofFileAt: progressive, limit: whole.count) == whole)
+        #expect(ProgressiveDCStream.stream(ofFileAt: progressive, limit: whole.count - 3) == nil)
+        #expect(ProgressiveDCStream.stream(ofFileAt: progressive, limit: 1_000) == nil)
+    }
+
     @Test("a progressive JPEG cut short, with a stray marker or with an arithmetic frame gives no stream; a cut one is still refused as truncated",
           arguments: ["cut in an AC scan", "cut in the first scan", "stray marker", "arithmetic frame", "scan header too short"])
     func damagedFilesGiveNoStream(damage: String) throws {
