@@ -19,8 +19,10 @@ public enum Deadline {
             }
             Task {
                 try? await Task.sleep(for: limit)
-                work.cancel()
+                // The answer first: cancelled first, work that ends when cancelled could answer
+                // in between and win a race it lost.
                 answer.give(.success(nil))
+                work.cancel()
             }
         }
     }
