@@ -32,28 +32,25 @@ package struct EmbeddedPreview: Sendable, Equatable {
     /// Blocks (reads the file).
     package static func find(inFileAt path: String, primary: ImageHeader, minimumWidth: Int,
                              minimumHeight: Int) -> EmbeddedPreview? {
-        guard primary.format == .jpeg else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        let source = FileBytes(fd: fd)
-        guard let index = MultiPictureIndex.read(from: source) else { return nil }
+        FileBytes.reading(fileAt: path) { source in
+            find(in: source, primary: primary, minimumWidth: minimumWidth, minimumHeight: minimumHeight)
+        }
+    }
+
+    /// As ``find(inFileAt:primary:minimumWidth:minimumHeight:)``, in a file already open.
+    static func find(in source: FileBytes, primary: ImageHeader, minimumWidth: Int, minimumHeight: Int) -> EmbeddedPreview? {
+        guard primary.format == .jpeg, let index = MultiPictureIndex.read(from: source) else { return nil }
         return index.largeThumbnails
-            .compactMap { entry in
-                preview(at: entry, in: source, fileSize: Int64(info.st_size), primary: primary)
-            }
+            .compactMap { entry in preview(at: entry, in: source, primary: primary) }
             .filter { $0.width >= minimumWidth && $0.height >= minimumHeight }
             .max { $0.width * $0.height < $1.width * $1.height }
     }
 
     /// The entry's image as a preview, when it checks out (see the type's description).
-    static func preview(at entry: MultiPictureIndex.Entry, in source: FileBytes, fileSize: Int64,
-                        primary: ImageHeader) -> EmbeddedPreview? {
+    static func preview(at entry: MultiPictureIndex.Entry, in source: FileBytes, primary: ImageHeader) -> EmbeddedPreview? {
         guard entry.length >= 4, entry.length <= maxLength, entry.offset > 0,
-              entry.offset + Int64(entry.length) <= fileSize,
-              let header = JPEGHeaderReader.header(reading: FileBytes(fd: source.fd, base: entry.offset)),
+              entry.offset + Int64(entry.length) <= source.fileSize,
+              let header = JPEGHeaderReader.header(reading: FileBytes(fd: source.fd, base: entry.offset, fileSize: source.fileSize)),
               header.bands == 3, header.width <= primary.width, header.height <= primary.height else { return nil }
         let primaryAspect = Double(primary.width) / Double(primary.height)
         let previewAspect = Double(header.width) / Double(header.height)
@@ -63,10 +60,12 @@ package struct EmbeddedPreview: Sendable, Equatable {
 
     /// The preview's bytes, or `nil` when the file no longer holds them. Blocks.
     package func bytes(inFileAt path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return FileBytes(fd: fd).bytes(at: offset, count: length)
+        FileBytes.reading(fileAt: path) { source in bytes(in: source) }
+    }
+
+    /// The preview's bytes from a file already open.
+    func bytes(in source: FileBytes) -> [UInt8]? {
+        source.bytes(at: offset, count: length)
     }
 }
 

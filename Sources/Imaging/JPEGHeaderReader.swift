@@ -26,10 +26,7 @@ package enum JPEGHeaderReader {
     /// The header of the JPEG file at `path`, or `nil` when the reader leaves it to libvips
     /// (not a plain JPEG as above, damaged, or unreadable).
     package static func header(ofFileAt path: String) -> ImageHeader? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return header(reading: FileBytes(fd: fd))
+        FileBytes.reading(fileAt: path) { source in header(reading: source) }
     }
 
     /// The header of the JPEG whose bytes `source` gives, or `nil` as above.
@@ -168,6 +165,19 @@ package enum JPEGHeaderReader {
 struct FileBytes {
     let fd: Int32
     var base: Int64 = 0
+    /// The file's size when it was opened by ``reading(fileAt:_:)`` (0 otherwise).
+    var fileSize: Int64 = 0
+
+    /// Opens the file at `path` read-only, hands `body` its bytes, and closes it; `nil` when it
+    /// cannot be opened.
+    static func reading<T>(fileAt path: String, _ body: (FileBytes) -> T?) -> T? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return body(FileBytes(fd: fd, fileSize: Int64(info.st_size)))
+    }
 
     /// Exactly `count` bytes from `offset`, or `nil` when the file ends before them (or cannot
     /// be read).

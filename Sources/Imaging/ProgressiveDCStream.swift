@@ -39,29 +39,29 @@ package enum ProgressiveDCStream {
     /// The cut stream of the progressive JPEG at `path`, or `nil` (see the type's description),
     /// also when it would be longer than `limit` bytes.
     package static func stream(ofFileAt path: String, limit: Int = maxStreamBytes) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        var reader = MarkerReader(source: FileBytes(fd: fd), fileSize: Int64(info.st_size), limit: limit)
+        FileBytes.reading(fileAt: path) { source in stream(of: source, limit: limit) }
+    }
+
+    /// As ``stream(ofFileAt:limit:)``, from a file already open.
+    static func stream(of source: FileBytes, limit: Int = maxStreamBytes) -> [UInt8]? {
+        var reader = MarkerReader(source: source, limit: limit)
         return reader.cut()
     }
 
     /// Walks the file's markers, copying what a DC-only decode needs into `output`.
     struct MarkerReader {
         let source: FileBytes
-        let fileSize: Int64
         let limit: Int
         var offset: Int64 = 0
         var output: [UInt8] = []
         var progressive = false
 
-        init(source: FileBytes, fileSize: Int64, limit: Int) {
+        init(source: FileBytes, limit: Int) {
             self.source = source
-            self.fileSize = fileSize
             self.limit = limit
         }
+
+        var fileSize: Int64 { source.fileSize }
 
         mutating func cut() -> [UInt8]? {
             guard source.bytes(at: 0, count: 2) == [0xFF, 0xD8] else { return nil }

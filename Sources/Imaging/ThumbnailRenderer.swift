@@ -69,27 +69,24 @@ public enum ThumbnailRenderer {
         return try encode(thumbnail, path: path, options: options, cancellation: cancellation)
     }
 
-    /// The JPEG's embedded preview (``EmbeddedPreview``) when it holds enough pixels for a
-    /// `size` thumbnail of the picture: at least the size libvips would shrink the picture to.
-    static func embeddedPreview(ofFileAt path: String, header: ImageHeader, size: Int) -> EmbeddedPreview? {
-        guard header.format == .jpeg else { return nil }
-        let scale = min(Double(size) / Double(header.width), Double(size) / Double(header.height), 1)
-        return EmbeddedPreview.find(inFileAt: path, primary: header,
-                                    minimumWidth: Int((Double(header.width) * scale).rounded()),
-                                    minimumHeight: Int((Double(header.height) * scale).rounded()))
-    }
-
     /// How much less than the whole file a JPEG's thumbnail can be made from: its embedded
-    /// preview when that is large enough, else, for a progressive JPEG libvips will decode at
-    /// 1/8 scale, the scans such a decode reads (``ProgressiveDCStream``); `nil` for every other image.
+    /// preview (``EmbeddedPreview``) when that holds at least the pixels libvips would shrink the
+    /// picture to, else, for a progressive JPEG libvips will decode at 1/8 scale, the scans such
+    /// a decode reads (``ProgressiveDCStream``); `nil` for every other image. Opens the file once.
     static func smallerSource(ofFileAt path: String, header: ImageHeader, size: Int) -> [UInt8]? {
         guard header.format == .jpeg else { return nil }
-        if let preview = embeddedPreview(ofFileAt: path, header: header, size: size), let bytes = preview.bytes(inFileAt: path) {
-            return bytes
-        }
+        let scale = min(Double(size) / Double(header.width), Double(size) / Double(header.height), 1)
         // libvips shrinks a JPEG on load by 8 when the whole shrink is 16 or more; 17 leaves a margin.
-        guard Double(max(header.width, header.height)) >= 17 * Double(size) else { return nil }
-        return ProgressiveDCStream.stream(ofFileAt: path)
+        let shrunkByEight = Double(max(header.width, header.height)) >= 17 * Double(size)
+        return FileBytes.reading(fileAt: path) { source in
+            if let preview = EmbeddedPreview.find(in: source, primary: header,
+                                                  minimumWidth: Int((Double(header.width) * scale).rounded()),
+                                                  minimumHeight: Int((Double(header.height) * scale).rounded())),
+               let bytes = preview.bytes(in: source) {
+                return bytes
+            }
+            return shrunkByEight ? ProgressiveDCStream.stream(of: source) : nil
+        }
     }
 
     /// The thumbnail made from `bytes` (a JPEG standing in for the file), turned upright by the

@@ -56,7 +56,7 @@ struct EmbeddedPreviewTests {
         let marked = try Self.path("mpf-marked.jpg")
         let plain = try Self.written(try ThumbnailRenderer.render(fileAt: Self.path("seed-3.7mb.jpg"), maxPixelSize: 200), in: directory, as: "plain.jpg")
         let inverted = directory.appending("inverted.jpg").path(percentEncoded: false)
-        try await ImageDifference.vips(["invert", plain, inverted])
+        try await VipsTool.run(["invert", plain, inverted])
         let small = try Self.written(try ThumbnailRenderer.render(fileAt: marked, maxPixelSize: 200), in: directory, as: "small.jpg")
         let large = try ThumbnailRenderer.render(fileAt: marked, maxPixelSize: 2400)
         let largePlain = try ThumbnailRenderer.render(fileAt: Self.path("seed-3.7mb.jpg"), maxPixelSize: 2400)
@@ -80,7 +80,7 @@ struct EmbeddedPreviewTests {
         let file = try Self.written(ours, in: directory, as: "ours.jpg")
         // libvips reads no MPF index: its thumbnail decodes the picture.
         let reference = directory.appending("reference.jpg").path(percentEncoded: false)
-        try await ImageDifference.vips(["thumbnail", path, reference, "200"])
+        try await VipsTool.run(["thumbnail", path, reference, "200"])
         let difference = try await ImageDifference.between(file, reference, in: directory).mean
         #expect(difference < 6, "\(difference)")
     }
@@ -132,7 +132,7 @@ struct EmbeddedPreviewTests {
         let rendered = try ThumbnailRenderer.render(fileAt: file, maxPixelSize: 200)
         let ours = try Self.written(rendered, in: directory, as: "ours.jpg")
         let reference = directory.appending("reference.jpg").path(percentEncoded: false)
-        try await ImageDifference.vips(["thumbnail", try Self.path("seed-3.7mb.jpg"), reference, "200"])
+        try await VipsTool.run(["thumbnail", try Self.path("seed-3.7mb.jpg"), reference, "200"])
         let difference = try await ImageDifference.between(ours, reference, in: directory).mean
         #expect(difference < 6, "\(difference)")
     }

@@ -36,8 +36,8 @@ struct ProgressiveDCStreamTests {
         try Data(stream).write(to: URL(filePath: cut))
         let (fromCut, fromFile) = (directory.appending("from-cut.v").path(percentEncoded: false),
                                    directory.appending("from-file.v").path(percentEncoded: false))
-        try await ImageDifference.vips(["thumbnail", cut, fromCut, "\(size)"])
-        try await ImageDifference.vips(["thumbnail", path, fromFile, "\(size)"])
+        try await VipsTool.run(["thumbnail", cut, fromCut, "\(size)"])
+        try await VipsTool.run(["thumbnail", path, fromFile, "\(size)"])
         let difference = try await ImageDifference.between(fromCut, fromFile, in: directory)
         #expect(difference.mean < tolerance.mean && difference.max <= tolerance.max, "\(difference)")
 
@@ -45,7 +45,7 @@ struct ProgressiveDCStreamTests {
         #expect(max(ours.width, ours.height) == size)
         #expect((ours.height > ours.width) == header.isTransposed)
         let fromFileJPEG = directory.appending("from-file.jpg").path(percentEncoded: false)
-        try await ImageDifference.vips(["copy", fromFile, fromFileJPEG])
+        try await VipsTool.run(["copy", fromFile, fromFileJPEG])
         let oursFile = directory.appending("ours.jpg").path(percentEncoded: false)
         try Data(ours.data).write(to: URL(filePath: oursFile))
         let encoded = try await ImageDifference.between(oursFile, fromFileJPEG, in: directory)

@@ -7,9 +7,9 @@ public enum ImageDifference {
     public static func between(_ first: String, _ second: String, in directory: TemporaryDirectory) async throws -> (mean: Double, max: Double) {
         let delta = directory.appending("difference-\(UUID().uuidString).v").path(percentEncoded: false)
         let absolute = directory.appending("absolute-\(UUID().uuidString).v").path(percentEncoded: false)
-        try await vips(["subtract", first, second, delta])
-        try await vips(["abs", delta, absolute])
-        return (try await number(["avg", absolute]), try await number(["max", absolute]))
+        try await VipsTool.run(["subtract", first, second, delta])
+        try await VipsTool.run(["abs", delta, absolute])
+        return (try await VipsTool.number(["avg", absolute]), try await VipsTool.number(["max", absolute]))
     }
 
     /// The difference between two encoded images, written into `directory` first.
@@ -20,21 +20,4 @@ public enum ImageDifference {
         try Data(second).write(to: URL(filePath: other))
         return try await between(one, other, in: directory)
     }
-
-    /// Runs `vips` with `arguments`; throws with its error text when it fails.
-    public static func vips(_ arguments: [String]) async throws {
-        let outcome = try await ChildProcess.run("/usr/bin/vips", arguments)
-        guard outcome.exitCode == 0 else { throw VipsFailed(message: "vips \(arguments.joined(separator: " ")): \(outcome.stderr)") }
-    }
-
-    /// The number `vips` prints for `arguments` (an `avg`, a `max`).
-    static func number(_ arguments: [String]) async throws -> Double {
-        let outcome = try await ChildProcess.run("/usr/bin/vips", arguments)
-        guard outcome.exitCode == 0, let value = Double(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw VipsFailed(message: "vips \(arguments.joined(separator: " ")): \(outcome.stderr)")
-        }
-        return value
-    }
-
-    struct VipsFailed: Error { let message: String }
 }

@@ -24,13 +24,10 @@ public enum ImageVariants {
         let source = try Corpus.file("good/Garden.jpg").path(percentEncoded: false)
         let output = directory.appending(path: variant.name)
         for step in variant.arguments(source, output.path(percentEncoded: false)) {
-            let outcome = try await ChildProcess.run("/usr/bin/vips", step)
-            guard outcome.exitCode == 0 else { throw VipsFailed(message: outcome.stderr) }
+            try await VipsTool.run(step)
         }
         return output
     }
-
-    struct VipsFailed: Error { let message: String }
 }
 
 /// Checks on encoded images that do not trust libvips to report on its own output.
