@@ -77,9 +77,11 @@ let package = Package(
             pkgConfig: "libwebpmux",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // Helper programs (ffmpeg, ffprobe, pdftoppm) run as limited child processes.
+        .target(name: "HelperProcess", dependencies: ["CLinux"]),
         .target(
             name: "Imaging",
-            dependencies: ["CVips", "CWebPMux"]
+            dependencies: ["CVips", "CWebPMux", "HelperProcess"]
         ),
         // The SQL seam between the store's catalog logic and its databases (SQLite, PostgreSQL).
         .target(name: "CatalogSQL"),
@@ -249,6 +251,10 @@ let package = Package(
         .executableTarget(
             name: "peak-rss",
             path: "Tests/Tools/peak-rss"
+        ),
+        .testTarget(
+            name: "HelperProcessTests",
+            dependencies: ["HelperProcess", "TestSupport"]
         ),
         .testTarget(
             name: "ImagingTests",

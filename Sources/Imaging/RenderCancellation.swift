@@ -1,4 +1,5 @@
 import CVips
+import HelperProcess
 import Synchronization
 
 /// Lets another thread stop a render that is running inside libvips.
@@ -15,16 +16,20 @@ public final class RenderCancellation: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Stops a helper program (ffmpeg, ffprobe) the render runs.
+    public let helper = ChildProcessCancellation()
 
     /// A fresh, uncancelled token.
     public init() {}
 
-    /// Stops the render now if it is running, or before it starts.
+    /// Stops the render now if it is running, or before it starts: inside libvips, or a
+    /// helper program it waits for.
     public func cancel() {
         state.withLock { state in
             state.cancelled = true
             if let image = state.image { cvips_kill(image) }
         }
+        helper.cancel()
     }
 
     /// Whether ``cancel()`` was called.

@@ -58,7 +58,8 @@ public enum ThumbnailRenderer {
 
         let size = max(1, min(maxPixelSize, 10_000))
         if let smaller = smallerSource(ofFileAt: path, header: header, size: size),
-           let rendered = try render(smaller, of: header, size: size, path: path, options: options, cancellation: cancellation) {
+           let rendered = try render(smaller, orientation: header.orientation, size: size, path: path, options: options,
+                                     cancellation: cancellation) {
             return rendered
         }
         var thumbnail: OpaquePointer?
@@ -89,17 +90,18 @@ public enum ThumbnailRenderer {
         }
     }
 
-    /// The thumbnail made from `bytes` (a JPEG standing in for the file), turned upright by the
-    /// picture's orientation; `nil` when they do not decode (the caller then renders the file).
-    private static func render(
-        _ bytes: [UInt8], of header: ImageHeader, size: Int, path: String, options: Options,
+    /// The thumbnail made from `bytes` (an encoded image standing in for the file: a JPEG
+    /// preview, cut scans, a video's frame), turned upright by `orientation`; `nil` when they
+    /// do not decode.
+    static func render(
+        _ bytes: [UInt8], orientation: Int, size: Int, path: String, options: Options,
         cancellation: RenderCancellation
     ) throws(ImagingError) -> RenderedImage? {
         // libvips reads the buffer lazily, until the encode ends: keep it alive until then.
         let outcome: Result<RenderedImage, ImagingError>? = bytes.withUnsafeBytes { raw in
             var thumbnail: OpaquePointer?
             guard cvips_thumbnail_embedded(raw.baseAddress, raw.count, &thumbnail, Int32(size), Int32(size),
-                                           Int32(header.orientation)) == 0, let thumbnail else { return nil }
+                                           Int32(orientation)) == 0, let thumbnail else { return nil }
             defer { cvips_unref(thumbnail) }
             do throws(ImagingError) {
                 return .success(try encode(thumbnail, path: path, options: options, cancellation: cancellation))

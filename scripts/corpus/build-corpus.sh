@@ -31,8 +31,8 @@ stage=$parent/.$base.building
 
 # What this builder makes, numbered: a corpus another version of it made (CORPUS_VERSION
 # differs or is missing) is rebuilt and replaced, so new files reach every checkout.
-# 2: special/mpf-*.jpg.
-corpus_version=2
+# 2: special/mpf-*.jpg. 3: video/.
+corpus_version=3
 built() { [ -f "$target/MANIFEST.tsv" ] && [ "$(cat -- "$target/CORPUS_VERSION" 2>/dev/null)" = "$corpus_version" ]; }
 if built; then
   say "already built: $target (delete it to rebuild)"
@@ -63,7 +63,7 @@ replaceable_target() {
   for entry in "$target"/* "$target"/.[!.]*; do
     [ -e "$entry" ] || continue
     case ${entry##*/} in
-      good | special | fifty | bad | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
+      good | special | fifty | bad | video | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
       *) fail "$target exists, is not a corpus of version $corpus_version and holds ${entry##*/}; move it away and run again" ;;
     esac
   done
@@ -81,7 +81,7 @@ apt_run() {
 ensure_tools() {
   local pair cmd pkg missing=()
   for pair in vips:libvips-tools vipsheader:libvips-tools jpegtran:libjpeg-turbo-progs \
-              heif-enc:libheif-examples exiftool:libimage-exiftool-perl cwebp:webp; do
+              heif-enc:libheif-examples exiftool:libimage-exiftool-perl cwebp:webp ffmpeg:ffmpeg; do
     cmd=${pair%%:*} pkg=${pair#*:}
     if ! command -v "$cmd" >/dev/null 2>&1 && [[ " ${missing[*]} " != *" $pkg "* ]]; then
       missing+=("$pkg")
@@ -97,7 +97,7 @@ ensure_tools() {
     apt_run update && apt_run install -y --no-install-recommends "${missing[@]}" ||
       { tail -n 20 "$apt_log" >&2; fail "apt-get install ${missing[*]} failed"; }
   fi
-  for cmd in vips vipsheader jpegtran heif-enc exiftool cwebp; do
+  for cmd in vips vipsheader jpegtran heif-enc exiftool cwebp ffmpeg; do
     command -v "$cmd" >/dev/null 2>&1 || fail "$cmd is still missing after the install"
   done
 }
@@ -154,7 +154,7 @@ done
 
 rm -rf -- "$stage"
 trap 'rm -rf -- "$stage"' EXIT
-mkdir -p -- "$stage"/{good,special,fifty,bad,licenses,.work}
+mkdir -p -- "$stage"/{good,special,fifty,bad,video,licenses,.work}
 work=$stage/.work
 cd -- "$stage"
 
@@ -261,6 +261,32 @@ EOF
 # 30000x30000 one-band pixels, all zero: 900 megapixels declared, well under 1 MB on disk.
 vips black "bad/bomb.png[compression=9]" 30000 30000
 
+say "video/: clips panning across a real photo, as phones record them"
+# ffmpeg run quietly, never waiting for input.
+ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+# A pan across the large wallpaper (scaled once to 2560 wide) at 30 frames a second, with a
+# tone as its sound.
+vips thumbnail "$big" "$work/pan.png" 2560
+pan() { # pan SECONDS: the input arguments of a pan that long
+  printf '%s\n' -loop 1 -framerate 30 -t "$1" -i "$work/pan.png" -f lavfi -t "$1" -i sine=frequency=440:sample_rate=48000
+}
+mapfile -t pan3 < <(pan 3)
+ff "${pan3[@]}" -vf "crop=1280:720:x='t*300':y=200,format=yuv420p" \
+  -c:v libx264 -preset veryfast -profile:v high -crf 23 -c:a aac -b:a 96k -shortest \
+  -movflags +faststart -metadata creation_time=2024-05-01T10:20:30Z video/clip-h264.mp4
+# HEVC in QuickTime, as an iPhone records it: tagged hvc1, turned upright by the container
+# (the rotate tag of 270 makes the display matrix turn it clockwise: a portrait clip), with
+# Apple's creation date and its offset.
+mapfile -t pan2 < <(pan 2.5)
+ff "${pan2[@]}" -vf "crop=1280:720:x='t*300':y=600,format=yuv420p" \
+  -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 -c:a aac -b:a 96k -shortest \
+  -metadata com.apple.quicktime.creationdate=2024-05-01T12:20:30+0200 -movflags use_metadata_tags "$work/hevc.mov"
+ff -i "$work/hevc.mov" -map 0 -c copy -metadata:s:v:0 rotate=270 \
+  -metadata com.apple.quicktime.creationdate=2024-05-01T12:20:30+0200 -movflags use_metadata_tags video/clip-hevc.mov
+# Cut in the middle of its frames (its index is at the front and whole), and cut inside its index.
+head -c "$(( $(stat -c %s video/clip-h264.mp4) * 2 / 5 ))" video/clip-h264.mp4 >video/truncated.mp4
+head -c 2000 video/clip-h264.mp4 >video/index-cut.mp4
+
 rm -rf -- "$work"
 
 say "MANIFEST.tsv: hashing and probing every file"
@@ -274,7 +300,7 @@ describe() {
     printf -- '-\tnone\n'
   fi
 }
-find good special fifty bad licenses -type f | LC_ALL=C sort | while IFS= read -r path; do
+find good special fifty bad video licenses -type f | LC_ALL=C sort | while IFS= read -r path; do
   printf '%s\t%s\t%s\t%s\n' "$(sha256sum -- "$path" | cut -d' ' -f1)" "$(stat -c %s -- "$path")" \
     "$(describe "$path")" "$path"
 done >MANIFEST.tsv.part
@@ -335,6 +361,10 @@ bad/random.jpg
 bad/text.png
 bad/script.svg
 bad/bomb.png
+video/clip-h264.mp4
+video/clip-hevc.mov
+video/truncated.mp4
+video/index-cut.mp4
 licenses/mate-backgrounds.copyright
 licenses/gnome-backgrounds.copyright
 MANIFEST.tsv

@@ -35,13 +35,22 @@ extension AttachmentStore {
 
 extension AttachmentStore {
     /// What the photo's own EXIF says about when and with what it was taken (read from its
-    /// header; no pixel is decoded). Empty for a file that is not a picture, has no EXIF, or
-    /// whose bytes are not here (they are not fetched for this).
+    /// header; no pixel is decoded), or when a video was recorded (its container's creation
+    /// date, read by ffprobe). Empty for a file that is not a picture, says nothing, or whose
+    /// bytes are not here (they are not fetched for this).
     /// - Throws: ``Error/attachmentNotFound(_:)``.
     public func captureFacts(of id: AttachmentID) async throws -> CaptureFacts {
         let attachment = try await attachment(id)
         guard attachment.image != nil, attachment.availability == .local else { return CaptureFacts() }
         let path = try await backend.localFile(for: attachment.blobHash)
+        if MediaTypeSniffer.isVideo(attachment.mediaType) {
+            let tools = videoTools
+            let header = try? await BlockingPool.run { try VideoProbe.header(ofFileAt: path, tools: tools) }
+            return CaptureFacts(capturedAt: header?.capturedAt)
+        }
         return try await BlockingPool.run { try ImageProbe.captureFacts(ofFileAt: path) }
     }
+
+    /// ffprobe and ffmpeg as this store runs them.
+    var videoTools: VideoTools { configuration.thumbnails.videoTools }
 }

@@ -26,10 +26,11 @@ extension AttachmentStore {
     }
 
     /// Installs verified downloaded bytes and marks the blob present. The bytes are sniffed
-    /// (and probed, for raster images) like an upload's, and every attachment of the blob takes
+    /// (and probed, for pictures) like an upload's, and every attachment of the blob takes
     /// that media type and image header: a peer's claim about its bytes is never what we serve.
     func installDownloaded(_ staged: StagedBlob) async throws {
-        let blob = try await BlockingPool.run { IngestedBlob(staged: staged) }
+        let videoTools = self.videoTools
+        let blob = try await BlockingPool.run { IngestedBlob(staged: staged, videoTools: videoTools) }
         let repaired = try await committing(blob) { db -> Bool in
             let wasDamaged = try BlobRecord.fetch(blob.staged.hash.rawValue, in: db)?.state == .damaged
             if wasDamaged { try StoreSetting.increment(ScrubCounter.repaired, in: db) }

@@ -209,9 +209,9 @@ extension AttachmentRecord {
         try db.queryOne("SELECT mediaType FROM attachment WHERE blobHash = ? LIMIT 1", [.text(hash.rawValue)])?.requiredString("mediaType")
     }
 
-    /// Gives every attachment of the content `hash` the media type and image header its bytes
+    /// Gives every attachment of the content `hash` the media type and picture size its bytes
     /// were found to have (a peer's claim is replaced once the bytes arrive).
-    static func setFacts(ofContent hash: BlobHash, mediaType: String, image: ImageHeader?, in db: any SQLTransaction) throws {
+    static func setFacts(ofContent hash: BlobHash, mediaType: String, image: Attachment.ImageInfo?, in db: any SQLTransaction) throws {
         try db.execute("UPDATE attachment SET mediaType = ?, width = ?, height = ?, orientation = ? WHERE blobHash = ?", [
             .text(mediaType), .integer(image?.width), .integer(image?.height), .integer(image?.orientation), .text(hash.rawValue),
         ])

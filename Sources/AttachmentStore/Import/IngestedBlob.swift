@@ -2,29 +2,30 @@ import CatalogSQL
 import Foundation
 import Imaging
 
-/// A staged blob plus what was learned about it: its sniffed media type and, for images, its header.
+/// A staged blob plus what was learned about it: its sniffed media type and, for pictures,
+/// their size and orientation.
 struct IngestedBlob: Sendable {
     let staged: StagedBlob
     let mediaType: String
-    let image: ImageHeader?
+    /// An image's header, or a video's frame size and rotation (as an EXIF orientation).
+    let image: Attachment.ImageInfo?
 
-    /// A staged blob whose type is already known (bytes received from a peer).
-    init(staged: StagedBlob, mediaType: String, image: ImageHeader?) {
-        self.staged = staged
-        self.mediaType = mediaType
-        self.image = image
-    }
-
-    /// Sniffs and (for raster images) probes a staged blob. Blocks.
-    init(staged: StagedBlob) {
+    /// Sniffs and probes a staged blob: raster images through libvips' header, videos through
+    /// ffprobe (a limited child process). Blocks.
+    init(staged: StagedBlob, videoTools: VideoTools) {
         self.staged = staged
         let sniffed = MediaTypeSniffer.mediaType(of: staged.head)
-        let header = MediaTypeSniffer.isReadableRaster(sniffed)
-            ? try? ImageProbe.header(ofFileAt: staged.temporaryPath)
-            : nil
-        // libvips knows HEIF brands better than a four-byte sniff does.
-        self.mediaType = header?.format.mediaType ?? sniffed
-        self.image = header
+        if MediaTypeSniffer.isReadableRaster(sniffed), let header = try? ImageProbe.header(ofFileAt: staged.temporaryPath) {
+            // libvips knows HEIF brands better than a four-byte sniff does.
+            self.mediaType = header.format.mediaType
+            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation)
+        } else if MediaTypeSniffer.isVideo(sniffed), let header = try? VideoProbe.header(ofFileAt: staged.temporaryPath, tools: videoTools) {
+            self.mediaType = sniffed
+            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation)
+        } else {
+            self.mediaType = sniffed
+            self.image = nil
+        }
     }
 }
 
@@ -57,7 +58,7 @@ enum IngestSource: Sendable {
 extension AttachmentStore {
     /// Streams `source` into `tmp/`, hashes, syncs, sniffs and probes it; nothing is referenced yet.
     func ingest(_ source: IngestSource) async throws -> IngestedBlob {
-        let blobs = self.blobs
+        let (blobs, videoTools) = (self.blobs, self.videoTools)
         return try await CancellationFlag.runCancellable { flag in
             let staged: StagedBlob
             switch source {
@@ -65,7 +66,7 @@ extension AttachmentStore {
                 staged = try blobs.stage(fileAt: url.path(percentEncoded: false), cancellation: flag, syncing: syncing, progress: progress)
             case .data(let data): staged = try blobs.stage(data: data)
             }
-            return IngestedBlob(staged: staged)
+            return IngestedBlob(staged: staged, videoTools: videoTools)
         }
     }
 
@@ -73,7 +74,8 @@ extension AttachmentStore {
     /// synced at once unless `syncing` is false (a batch syncs all its copies together).
     func ingest<Bytes: AsyncSequence>(bytes: Bytes, syncing: Bool = true) async throws -> IngestedBlob where Bytes.Element: DataProtocol {
         let staged = try await blobs.stage(bytes: bytes, syncing: syncing)
-        return try await BlockingPool.run { IngestedBlob(staged: staged) }
+        let videoTools = self.videoTools
+        return try await BlockingPool.run { IngestedBlob(staged: staged, videoTools: videoTools) }
     }
 
     /// Runs `body` in a catalog write transaction, then drops the staged copy whatever happened.

@@ -22,6 +22,7 @@ enum MediaTypeSniffer {
             case "heic", "heix", "heim", "heis", "hevc", "hevx": return "image/heic"
             case "mif1", "msf1": return "image/heif"
             case "qt  ": return "video/quicktime"
+            case "M4A ", "M4B ", "M4P ": return "audio/mp4"
             default: return "video/mp4"
             }
         }
@@ -50,6 +51,16 @@ enum MediaTypeSniffer {
         if lowered.hasPrefix("<!doctype html") || lowered.hasPrefix("<html") { return "text/html" }
         if lowered.hasPrefix("<?xml") { return "application/xml" }
         return "text/plain"
+    }
+
+    /// Whether `mediaType` is a video the store reads with ffprobe and ffmpeg (MP4, QuickTime).
+    static func isVideo(_ mediaType: String) -> Bool {
+        mediaType == "video/mp4" || mediaType == "video/quicktime"
+    }
+
+    /// Whether attachments of `mediaType` have a picture: a thumbnail, a display image, a size.
+    static func hasPicture(_ mediaType: String) -> Bool {
+        isReadableRaster(mediaType) || isVideo(mediaType)
     }
 
     /// Whether `mediaType` is a raster format whose header libvips may be asked to read.

@@ -137,7 +137,7 @@ extension AttachmentStore {
             switch try applyAttachment(token, lookups: &lookups, in: db) {
             case .applied(let newRemoteBlob):
                 report.attachmentsApplied += 1
-                if MediaTypeSniffer.isReadableRaster(token.attachment.mediaType) {
+                if MediaTypeSniffer.hasPicture(token.attachment.mediaType) {
                     report.imagesApplied[token.attachment.id] = token.attachment.blobHash
                 }
                 if newRemoteBlob { report.newRemoteBlobs += 1 }
@@ -221,13 +221,13 @@ extension AttachmentStore {
 
     /// The media type an attachment from a peer is recorded with: the type this store sniffed
     /// from the bytes when it has them (another attachment shares the blob), else the peer's
-    /// claim when it is a raster type this store reads, else `application/octet-stream`. The
+    /// claim when it is a picture type this store reads, else `application/octet-stream`. The
     /// bytes decide once they arrive (``installDownloaded(_:)``).
     private static func mediaType(claimed: String, blob: BlobHash, present: Bool, in db: any SQLTransaction) throws -> String {
         if present, let known = try AttachmentRecord.recordedMediaType(of: blob, in: db) {
             return known
         }
-        return MediaTypeSniffer.isReadableRaster(claimed) ? claimed : "application/octet-stream"
+        return MediaTypeSniffer.hasPicture(claimed) ? claimed : "application/octet-stream"
     }
 
     /// Blobs known here only as records: their bytes are on a peer.

@@ -248,7 +248,7 @@ public struct SyncApplyReport: Sendable, Equatable, Codable {
     public var invalid = 0
     /// Why, for the first ``maxProblems`` refused changes.
     public var problems: [String] = []
-    /// The attachments of a raster type whose records these changes created or updated, with
+    /// The attachments with a picture (images, videos) whose records these changes created or updated, with
     /// the content each names: the peer that sent them is the one asked for their thumbnails,
     /// of that content only. Not part of the JSON form.
     public var imagesApplied: [AttachmentID: BlobHash] = [:]

@@ -3,7 +3,8 @@ import CatalogSQL
 import Imaging
 
 extension AttachmentStore {
-    /// A downscaled, upright, metadata-free image of an attachment, made in the background.
+    /// A downscaled, upright, metadata-free image of an attachment, made in the background: of
+    /// an image, or of a video's poster frame (ffmpeg in a limited child process).
     ///
     /// Answered from memory, else from the disk cache, else rendered by libvips off the
     /// cooperative pool. Concurrent requests for the same picture and size share one render;
@@ -16,7 +17,7 @@ extension AttachmentStore {
     ///   - id: the attachment.
     ///   - maxPixelSize: the longest side in pixels (default ``ThumbnailConfiguration/defaultSize``).
     ///   - priority: `.visible` requests go before `.prefetch` ones.
-    /// - Throws: ``Error/notAnImage(_:)`` for attachments that are not images,
+    /// - Throws: ``Error/notAnImage(_:)`` for attachments that are neither images nor videos,
     ///   ``Error/notAvailableLocally(_:)`` when the bytes are on a peer, ``Error/imageUnreadable(_:cause:)``,
     ///   ``Error/imageTooLarge(_:cause:)``, ``Error/invalidArgument(_:)`` for a size out of range.
     public func thumbnail(for id: AttachmentID, maxPixelSize: Int? = nil, priority: ThumbnailPriority = .visible) async throws -> Thumbnail {
@@ -25,7 +26,7 @@ extension AttachmentStore {
             throw Error.invalidArgument("thumbnail size \(size) is outside 1...\(configuration.thumbnails.maximumSize)")
         }
         let attachment = try await attachment(id)
-        guard MediaTypeSniffer.isReadableRaster(attachment.mediaType) else { throw Error.notAnImage(id) }
+        guard MediaTypeSniffer.hasPicture(attachment.mediaType) else { throw Error.notAnImage(id) }
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
         if attachment.availability == .remote {
             // Our own render (the original was here once), else the provisional one the peer
@@ -38,7 +39,9 @@ extension AttachmentStore {
             try await ensureLocal(attachment)
         }
         do {
-            return try await thumbnails.thumbnail(for: key, sourcePath: try await backend.localFile(for: attachment.blobHash), priority: priority)
+            let path = try await backend.localFile(for: attachment.blobHash)
+            guard let source = ThumbnailSource(path: path, mediaType: attachment.mediaType) else { throw Error.notAnImage(id) }
+            return try await thumbnails.thumbnail(for: key, source: source, priority: priority)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
         }
@@ -68,15 +71,16 @@ extension AttachmentStore {
     }
 
     /// Starts making an attachment's thumbnail in the background at low priority, unless it is
-    /// cached, under way, not an image, or not here. Returns at once.
+    /// cached, under way, not a picture, or not here. Returns at once.
     public func prefetchThumbnail(for attachment: Attachment, maxPixelSize: Int? = nil) {
-        guard MediaTypeSniffer.isReadableRaster(attachment.mediaType), attachment.availability == .local else { return }
+        guard MediaTypeSniffer.hasPicture(attachment.mediaType), attachment.availability == .local else { return }
         let size = maxPixelSize ?? configuration.thumbnails.defaultSize
         let key = ThumbnailKey(hash: attachment.blobHash, size: size)
         // Catalog placement has no file until someone reads it; an object-store ingest has just
         // left its local copy in the cache.
         guard backend.hasFileBeforeFirstRead else { return }
-        thumbnails.prefetch(key, sourcePath: backend.readablePath(for: attachment.blobHash))
+        guard let source = ThumbnailSource(path: backend.readablePath(for: attachment.blobHash), mediaType: attachment.mediaType) else { return }
+        thumbnails.prefetch(key, source: source)
     }
 
     /// Whether a thumbnail of the attachment at this size is cached (in memory or on disk):
@@ -120,7 +124,7 @@ extension AttachmentStore {
             }
             // Decoded whole and encoded again by our own pipeline, under the peer's key.
             _ = try await thumbnails.thumbnail(for: ThumbnailKey(hash: attachment.blobHash, size: size, peerCopyOf: attachment.id),
-                                               sourcePath: probe, priority: .prefetch)
+                                               source: ThumbnailSource(imageAt: probe), priority: .prefetch)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: attachment.id)
         }
@@ -162,7 +166,7 @@ extension AttachmentStore {
         }
     }
 
-    /// Starts the default thumbnail of a freshly added image when configured to; returns the attachment.
+    /// Starts the default thumbnail of a freshly added image or video when configured to; returns the attachment.
     func prefetchingThumbnail(_ attachment: Attachment) -> Attachment {
         if configuration.thumbnails.generateAfterImport { prefetchThumbnail(for: attachment) }
         return attachment

@@ -46,16 +46,16 @@ final class ThumbnailPipeline: Sendable {
         self.logger = logger
     }
 
-    /// The thumbnail of the file at `sourcePath` (content `key.hash`) at `key.size`.
+    /// The thumbnail of `source` (content `key.hash`) at `key.size`.
     /// - Throws: ``ImagingError`` when the source cannot be rendered; `CancellationError`.
-    func thumbnail(for key: ThumbnailKey, sourcePath: String, priority: ThumbnailPriority) async throws -> Thumbnail {
+    func thumbnail(for key: ThumbnailKey, source: ThumbnailSource, priority: ThumbnailPriority) async throws -> Thumbnail {
         if let hit = memory.value(forKey: key) {
             state.withLock { $0.statistics.requests += 1; $0.statistics.memoryHits += 1 }
             return hit
         }
         // A requester already gone must not start (or restart) a job.
         try Task.checkCancellation()
-        let job = join(key, sourcePath: sourcePath, priority: priority, background: false)
+        let job = join(key, source: source, priority: priority, background: false)
         return try await jobs.value(of: job, for: key) {
             self.state.withLock { $0.statistics.jobsCancelled += 1 }
         }
@@ -71,9 +71,9 @@ final class ThumbnailPipeline: Sendable {
     }
 
     /// Starts making a thumbnail in the background, unless it is cached or under way.
-    func prefetch(_ key: ThumbnailKey, sourcePath: String) {
+    func prefetch(_ key: ThumbnailKey, source: ThumbnailSource) {
         guard memory.value(forKey: key) == nil else { return }
-        _ = join(key, sourcePath: sourcePath, priority: .prefetch, background: true)
+        _ = join(key, source: source, priority: .prefetch, background: true)
     }
 
     /// Waits until every job in flight now has ended (prefetches included).
@@ -93,9 +93,9 @@ final class ThumbnailPipeline: Sendable {
 
     /// Joins or starts the job for `key`. A visible request joining a queued prefetch moves it
     /// up to the visible queue.
-    private func join(_ key: ThumbnailKey, sourcePath: String, priority: ThumbnailPriority, background: Bool) -> SingleFlight<ThumbnailKey, Thumbnail, Never>.Ticket {
+    private func join(_ key: ThumbnailKey, source: ThumbnailSource, priority: ThumbnailPriority, background: Bool) -> SingleFlight<ThumbnailKey, Thumbnail, Never>.Ticket {
         let job = jobs.join(key, waiting: !background, priority: priority == .visible ? .userInitiated : .utility) { id in
-            try await self.make(key, sourcePath: sourcePath, jobID: id, priority: priority)
+            try await self.make(key, source: source, jobID: id, priority: priority)
         }
         state.withLock { state in
             state.statistics.requests += 1
@@ -105,8 +105,8 @@ final class ThumbnailPipeline: Sendable {
         return job
     }
 
-    /// Disk cache, then a render slot, then libvips; stores the result in both caches.
-    private func make(_ key: ThumbnailKey, sourcePath: String, jobID: UInt64, priority: ThumbnailPriority) async throws -> Thumbnail {
+    /// Disk cache, then a render slot, then libvips (or ffmpeg, then libvips); stores the result in both caches.
+    private func make(_ key: ThumbnailKey, source: ThumbnailSource, jobID: UInt64, priority: ThumbnailPriority) async throws -> Thumbnail {
         let disk = self.disk
         if let cached = try await BlockingPool.run({ disk.thumbnail(for: key) }) {
             state.withLock { $0.statistics.diskHits += 1 }
@@ -119,14 +119,20 @@ final class ThumbnailPipeline: Sendable {
 
         state.withLock { $0.statistics.rendersStarted += 1 }
         let cancellation = RenderCancellation()
-        let options = configuration.renderOptions
+        let (options, tools) = (configuration.renderOptions, configuration.videoTools)
         let rendered: RenderedImage
         do {
             rendered = try await withTaskCancellationHandler {
                 try await Self.renderPool.runIfActive {
                     // A render is derived work, not a read of the original the budget should count.
-                    try LeastRecentlyRead.preservingLastRead(of: sourcePath) {
-                        try ThumbnailRenderer.render(fileAt: sourcePath, maxPixelSize: key.size, options: options, cancellation: cancellation)
+                    try LeastRecentlyRead.preservingLastRead(of: source.path) {
+                        switch source.kind {
+                        case .image:
+                            try ThumbnailRenderer.render(fileAt: source.path, maxPixelSize: key.size, options: options, cancellation: cancellation)
+                        case .video:
+                            try VideoPosterRenderer.render(fileAt: source.path, maxPixelSize: key.size, options: options, tools: tools,
+                                                           cancellation: cancellation)
+                        }
                     }
                 }
             } onCancel: {

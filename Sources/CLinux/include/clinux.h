@@ -12,4 +12,10 @@ int clinux_syncfs(int fd);
 /// Returns 0, or -1 with errno set.
 int clinux_start_writeback(int fd, long long offset, long long nbytes);
 
+/// pipe2(2) with O_CLOEXEC: a pipe whose ends are closed in any program this process execs.
+/// Returns 0, or -1 with errno set.
+int clinux_pipe_cloexec(int fds[2]);
+
+#include "clinux_spawn.h"
+
 #endif

@@ -1,0 +1,88 @@
+import AttachmentStore
+import Crypto
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+/// Videos kept as attachments: the original byte for byte, its size and turn read at import by
+/// ffprobe, and a poster frame made in the background by the thumbnail pipeline.
+@Suite("Video attachments", .timeLimit(.minutes(2)))
+struct VideoAttachmentTests {
+    static func clip(_ name: String) throws -> URL { try Corpus.file("video/\(name)") }
+
+    @Test func anH264ClipKeepsItsBytesAndGetsAPosterAndAViewerImage() async throws {
+        let fixture = try await StoreFixture()
+        let store = fixture.store
+        let note = try await store.createNote(title: "holiday")
+        let source = try Self.clip("clip-h264.mp4")
+        let added = try await store.addAttachment(to: note.id, fromFile: source)
+        #expect(added.mediaType == "video/mp4")
+        #expect(added.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 1))
+
+        let thumbnail = try await store.thumbnail(for: added.id)
+        #expect((thumbnail.mediaType, thumbnail.width, thumbnail.height) == ("image/jpeg", 200, 113))
+        let display = try await store.displayImage(for: added.id)
+        #expect((display.width, display.height) == (1280, 720))
+        let facts = try await store.captureFacts(of: added.id)
+        #expect(facts.capturedAt == "2024-05-01T10:20:30+00:00")
+
+        var original = Data()
+        for try await chunk in try await store.originalStream(for: added.id) { original.append(contentsOf: chunk.bytes) }
+        #expect(original == (try Data(contentsOf: source)), "the original is never changed")
+        #expect(try await store.verify().isClean)
+    }
+
+    @Test func aPortraitHEVCClipIsRecordedTurnedAndItsPosterStandsUpright() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "portrait")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
+        #expect(added.mediaType == "video/quicktime")
+        #expect(added.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 6))
+        let thumbnail = try await fixture.store.thumbnail(for: added.id, maxPixelSize: 320)
+        #expect((thumbnail.width, thumbnail.height) == (180, 320))
+        #expect(try await fixture.store.captureFacts(of: added.id).capturedAt == "2024-05-01T12:20:30+02:00")
+    }
+
+    @Test func thePosterIsMadeInTheBackgroundAfterImport() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "background")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-h264.mp4"))
+        await fixture.store.waitForBackgroundWork()
+        #expect(await fixture.store.hasCachedThumbnail(for: added))
+        #expect(fixture.store.thumbnailStatistics.rendersFinished == 1)
+    }
+
+    @Test func aClipCutInsideItsIndexIsKeptButHasNoPosterAndTheStoreStaysClean() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "broken")
+        let source = try Self.clip("index-cut.mp4")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: source)
+        await #expect {
+            _ = try await fixture.store.thumbnail(for: added.id)
+        } throws: { error in
+            guard case AttachmentStore.Error.imageUnreadable(added.id, _) = error else { return false }
+            return true
+        }
+        #expect(await !fixture.store.hasCachedThumbnail(for: added))
+        var original = Data()
+        for try await chunk in try await fixture.store.originalStream(for: added.id) { original.append(contentsOf: chunk.bytes) }
+        #expect(original == (try Data(contentsOf: source)))
+        #expect(try await fixture.store.verify().isClean)
+    }
+
+    @Test func withoutFFmpegAVideoIsStillStoredAndSaysWhatIsMissing() async throws {
+        var configuration = AttachmentStore.Configuration()
+        configuration.thumbnails.videoTools = VideoTools(ffprobePath: "/nonexistent/ffprobe", ffmpegPath: "/nonexistent/ffmpeg")
+        let fixture = try await StoreFixture(configuration: configuration)
+        let note = try await fixture.store.createNote(title: "no tools")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-h264.mp4"))
+        #expect(added.mediaType == "video/mp4")
+        #expect(added.image == nil)
+        await #expect {
+            _ = try await fixture.store.thumbnail(for: added.id)
+        } throws: { error in
+            "\(error)".contains("ffprobe is not installed")
+        }
+    }
+}
