@@ -79,6 +79,7 @@ extension ServerDependencies {
         storeConfiguration.peerLimits.maxClockSkew = configuration.maxClockSkew
         storeConfiguration.partialDownloads = configuration.partialDownloads
         storeConfiguration.trashRetention = configuration.trashRetention
+        storeConfiguration.videos.maximumConcurrentTranscodes = configuration.maxTranscodes
         let peers = configuration.peerList
         let peerHTTP = try PeerHTTPClient.trusting(certificateAuthorityFile: configuration.peerCertificateAuthority)
         let fetcher = peers.isEmpty ? nil : BlobFetcher(peers: peers, http: peerHTTP.http, logger: configuration.logger)
@@ -163,6 +164,7 @@ func buildRouter(_ dependencies: ServerDependencies) -> Router<AppRequestContext
     AttachmentRoutes(dependencies: dependencies).register(on: api)
     ResumableUploadRoutes(dependencies: dependencies).register(on: api)
     OriginalRoute(dependencies: dependencies).register(on: api)
+    VideoRoute(dependencies: dependencies).register(on: api)
     OriginalsArchiveRoute(dependencies: dependencies).register(on: api)
     ThumbnailRoute(dependencies: dependencies).register(on: api)
     HeldOriginalRoute(dependencies: dependencies).register(on: api)

@@ -93,6 +93,9 @@ public struct ServerConfiguration: Sendable {
     /// The most uploads (and data replacements) received at once; one more is answered 503
     /// `too_many_uploads` with `Retry-After`. Default 16.
     public var maxConcurrentUploads = 16
+    /// The most playable copies of videos made at once (ffmpeg transcodes); more wait their
+    /// turn. Poster frames are made in the thumbnail pipeline's own slots. Default 1.
+    public var maxTranscodes = 1
     /// How long a client may read nothing of an answer before its connection is closed (a
     /// slow reader holds no connection or file longer). Default 60 s.
     public var responseWriteTimeout: Duration = .seconds(60)
@@ -195,6 +198,7 @@ public struct ServerConfiguration: Sendable {
         guard maxConnections > 0 else { throw .invalidLimit(name: "connection limit", maxConnections) }
         guard maxConnectionsPerClient > 0 else { throw .invalidLimit(name: "per-client connection limit", maxConnectionsPerClient) }
         guard maxConcurrentUploads > 0 else { throw .invalidLimit(name: "concurrent upload limit", maxConcurrentUploads) }
+        guard (1...64).contains(maxTranscodes) else { throw .invalidLimit(name: "transcode limit", maxTranscodes) }
         for (name, duration) in [("idle timeout", idleTimeout), ("request head timeout", requestHeadTimeout),
                                  ("upload rate window", uploadRateWindow), ("response write timeout", responseWriteTimeout)]
             where duration <= .zero {

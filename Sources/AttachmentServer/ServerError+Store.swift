@@ -11,6 +11,7 @@ extension ServerError {
     /// | `notAvailableLocally` | 409 | `not_available_locally` |
     /// | `invalidArgument` | 400 | `invalid_argument` |
     /// | `notAnImage` (the attachment has no thumbnail) | 404 | `not_an_image` |
+    /// | `notAVideo` (the attachment has no playable copy) | 404 | `not_a_video` |
     /// | `imageUnreadable`, `imageTooLarge` | 422 | `image_unreadable`, `image_too_large` |
     /// | `writeFailed` whose cause is a full disk or quota | 507 | `storage_failed` |
     /// | `writeFailed` for any other cause (permissions, a concurrent writer) | 500 | `storage_failed` |
@@ -40,6 +41,8 @@ extension ServerError {
             self.init(.badRequest, code: "invalid_argument", message: words)
         case .notAnImage:
             self.init(.notFound, code: "not_an_image", message: words)
+        case .notAVideo:
+            self.init(.notFound, code: "not_a_video", message: words)
         case .imageUnreadable:
             self.init(.unprocessableContent, code: "image_unreadable", message: words)
         case .imageTooLarge:

@@ -43,6 +43,9 @@ public final class AttachmentStore: Sendable {
         public var imageCacheByteLimit: Int = 32 << 20
         /// How thumbnails are made and cached (200 px, one render per core, 32 MiB in memory).
         public var thumbnails = ThumbnailConfiguration()
+        /// How videos are read and made playable (ffprobe and ffmpeg from `PATH`, one
+        /// transcode at a time, H.264 at most 1280 px).
+        public var videos = VideoConfiguration()
         /// Where the bytes of attachments that arrived by sync come from when someone asks for
         /// them. Default `nil`: asking for them throws ``Error/notAvailableLocally(_:)``.
         public var remoteBlobSource: (any RemoteBlobSource)?
@@ -79,6 +82,8 @@ public final class AttachmentStore: Sendable {
     let backend: any BlobBackend
     let imageCache: MemoryCache<String, Data>
     let thumbnails: ThumbnailPipeline
+    /// The playable copies of videos.
+    let renditions: VideoRenditions
     let clock: HybridClock
     /// The partial peer downloads in `tmp/` and their caps.
     let partials: PartialDownloads
@@ -103,8 +108,10 @@ public final class AttachmentStore: Sendable {
         self.imageCache = MemoryCache(byteLimit: configuration.imageCacheByteLimit)
         self.clock = HybridClock(peer: catalog.peerID, latest: catalog.latestClock)
         self.partials = PartialDownloads(folder: layout.temporaryPath)
-        self.thumbnails = ThumbnailPipeline(configuration: configuration.thumbnails, cachePath: layout.cachePath,
-                                            logger: configuration.logger)
+        self.thumbnails = ThumbnailPipeline(configuration: configuration.thumbnails, videoTools: configuration.videos.tools,
+                                            cachePath: layout.cachePath, logger: configuration.logger)
+        self.renditions = VideoRenditions(configuration: configuration.videos, limits: configuration.thumbnails.renderOptions.limits,
+                                          cachePath: layout.cachePath, logger: configuration.logger)
     }
 
     /// Opens the existing store at `directory`.

@@ -22,7 +22,7 @@ struct AttachCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, NoteCommand.self, ImportCommand.self, ListCommand.self,
             ExportCommand.self, RemoveCommand.self, TrashCommand.self, VerifyCommand.self, GarbageCollectCommand.self, BackupCommand.self, RestoreCommand.self,
-            StatsCommand.self, ThumbCommand.self, ThumbsCommand.self, CacheCommand.self, SyncCommand.self,
+            StatsCommand.self, ThumbCommand.self, ThumbsCommand.self, VideoCommand.self, CacheCommand.self, SyncCommand.self,
             FetchCommand.self, ServeCommand.self,
         ]
     )

@@ -73,7 +73,7 @@ struct VideoAttachmentTests {
 
     @Test func withoutFFmpegAVideoIsStillStoredAndSaysWhatIsMissing() async throws {
         var configuration = AttachmentStore.Configuration()
-        configuration.thumbnails.videoTools = VideoTools(ffprobePath: "/nonexistent/ffprobe", ffmpegPath: "/nonexistent/ffmpeg")
+        configuration.videos.tools = VideoTools(ffprobePath: "/nonexistent/ffprobe", ffmpegPath: "/nonexistent/ffmpeg")
         let fixture = try await StoreFixture(configuration: configuration)
         let note = try await fixture.store.createNote(title: "no tools")
         let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-h264.mp4"))

@@ -467,6 +467,42 @@ class BrowserTest:
             self.driver.find_element(By.ID, "viewer-done").click()
             self.wait(lambda d: viewer.get_attribute("open") is None, "the viewer to close")
 
+    def videos_play_in_the_viewer(self):
+        """An MP4 (H.264) and an iPhone-style MOV (HEVC, turned by its container) get poster
+        tiles with a play badge; in the viewer each plays its playable copy (the MOV transcoded
+        by the server) with the browser's controls: currentTime advances and the frame stands
+        the right way up. Both are moved to the trash afterwards."""
+        clips = [("clip-h264.mp4", (1280, 720)), ("clip-hevc.mov", (720, 1280))]
+        before = len(self.tiles())
+        self.driver.find_element(By.ID, "import").send_keys("\n".join(self.photo(f"video/{name}") for name, _ in clips))
+        self.wait(lambda d: len(self.tiles()) == before + 2 and self.loaded_thumbnails() == before + 2,
+                  "the two video tiles with their posters")
+        viewer = self.driver.find_element(By.ID, "viewer")
+        for name, (width, height) in clips:
+            thumb = self.driver.find_element(By.CSS_SELECTOR, f"#gallery .thumb[data-filename='{name}']")
+            assert thumb.get_attribute("data-video"), "no playable address on the tile"
+            assert thumb.find_elements(By.CSS_SELECTOR, ".play-badge"), "no play badge on the tile"
+            ActionChains(self.driver).double_click(thumb).perform()
+            self.wait(lambda d: viewer.get_attribute("data-state") in ("loaded", "failed"), f"{name} to open")
+            assert viewer.get_attribute("data-state") == "loaded", self.driver.find_element(By.ID, "viewer-progress").text
+            assert viewer.get_attribute("data-kind") == "video"
+            self.js("const v = document.getElementById('viewer-video'); v.muted = true; return v.play().then(() => true)")
+            self.wait(lambda d: self.js("return document.getElementById('viewer-video').currentTime") > 0.5,
+                      f"{name} to play half a second")
+            shown = self.js("const v = document.getElementById('viewer-video'); return [v.videoWidth, v.videoHeight]")
+            assert tuple(shown) == (width, height), f"{name} plays at {shown}, expected {(width, height)}"
+            print(f"  {name} plays at {shown[0]}x{shown[1]}")
+            self.shot(f"08-viewer-video-{name.split('.')[-1]}")
+            self.driver.find_element(By.ID, "viewer-done").click()
+            self.wait(lambda d: viewer.get_attribute("open") is None, "the viewer to close")
+            assert self.js("return document.getElementById('viewer-video').getAttribute('src')") is None, "the video kept loading"
+        _, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+        for attachment in listing["attachments"]:
+            if attachment["filename"] in [name for name, _ in clips]:
+                self.server.send("DELETE", f"/api/attachments/{attachment['id']}", None)
+        self.driver.get(f"{self.server.url}/notes/{self.note_id}")
+        self.wait(lambda d: len(self.tiles()) == before, "the note without the clips")
+
     def remote_photo_arrives(self):
         # A second server pulls the note's records from the first; the bytes stay there until a
         # thumbnail is asked for. The first serves them at 2 MiB/s (--peer-bandwidth 2), so the
@@ -660,7 +696,7 @@ def main():
                  test.paste_adds_a_photo, test.any_file_attaches, test.reorder_select_delete_move_and_download,
                  test.notes_list_previews_search_and_shortcuts, test.readme_screenshots, test.dark_mode_follows_the_system, test.phone_width,
                  test.accessibility_audit,
-                 test.open_formats_browsers_cannot_draw, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
+                 test.open_formats_browsers_cannot_draw, test.videos_play_in_the_viewer, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,
                  test.interrupted_upload_resumes, test.delete_note_restore_it_from_the_trash_then_purge_it]
         for index, step in enumerate(steps):

@@ -33,12 +33,15 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
         /// (upright, sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too.
         /// `nil` when the attachment is not an image.
         let displayUrl: String?
+        /// The copy of a video a browser plays (``VideoRoute``); `nil` when it is not a video.
+        let videoUrl: String?
 
         init(_ attachment: Attachment) {
             url = "/api/attachments/\(attachment.id.rawValue)"
             originalUrl = "\(url)/original?v=\(attachment.blobHash.rawValue)"
             thumbnailUrl = attachment.image == nil ? nil : "\(url)/thumbnail?v=\(attachment.blobHash.rawValue)"
             displayUrl = thumbnailUrl.map { [originalUrl] in DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" }
+            videoUrl = attachment.isVideo ? "\(url)/video?v=\(attachment.blobHash.rawValue)" : nil
         }
     }
 
@@ -75,10 +78,12 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
     var thumbnailUrl: String? { addresses.thumbnailUrl }
     /// What a viewer shows (``Addresses/displayUrl``).
     var displayUrl: String? { addresses.displayUrl }
+    /// What a viewer plays (``Addresses/videoUrl``).
+    var videoUrl: String? { addresses.videoUrl }
 
     private enum Keys: String, CodingKey {
         case id, noteId, position, filename, mediaType, byteCount, hash, image, metadata, available, state
-        case createdAt, updatedAt, url, originalUrl, thumbnailUrl, displayUrl, fetch
+        case createdAt, updatedAt, url, originalUrl, thumbnailUrl, displayUrl, videoUrl, fetch
     }
 
     /// Writes the API's JSON object, its keys in sorted order (the order `JSONEncoder` with
@@ -121,6 +126,7 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
         if let thumbnailUrl { json.key("thumbnailUrl"); json.string(thumbnailUrl) }
         json.key("updatedAt"); json.date(attachment.updatedAt)
         json.key("url"); json.string(url)
+        if let videoUrl { json.key("videoUrl"); json.string(videoUrl) }
         json.closeObject()
     }
 

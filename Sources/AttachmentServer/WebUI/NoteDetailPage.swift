@@ -75,6 +75,7 @@ struct NoteDetailPage {
                 <div id="viewer-spinner" class="spinner" role="progressbar" aria-label="Loading full image"></div>
                 <p id="viewer-progress" class="viewer-progress" role="status"></p>
                 <img id="viewer-image" alt="" hidden>
+                <video id="viewer-video" controls playsinline preload="metadata" hidden></video>
                 <button type="button" id="viewer-previous" class="viewer-step previous" aria-label="Previous photo">‹</button>
                 <button type="button" id="viewer-next" class="viewer-step next" aria-label="Next photo">›</button>
                 <aside id="viewer-facts" class="viewer-facts" aria-label="Details" hidden><dl id="viewer-facts-list"></dl>
@@ -138,8 +139,9 @@ struct NoteDetailPage {
             <li class="tile" data-id="\(HTML.escape(resource.id))"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-display="\(HTML.escape(resource.displayUrl ?? resource.originalUrl))" \
+            \(resource.videoUrl.map { "data-video=\"\(HTML.escape($0))\" " } ?? "")\
             data-filename="\(name)" data-media-type="\(HTML.escape(attachment.mediaType))" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
-            aria-label="Open \(name)">\(picture)</button>\(remote ? fetchRing(name: name) : "")\
+            aria-label="\(resource.videoUrl == nil ? "Open" : "Play") \(name)">\(picture)\(resource.videoUrl == nil ? "" : "<span class=\"play-badge\" aria-hidden=\"true\">▶</span>")</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\
             <span class="tile-actions">\
             <button type="button" class="change">Change photo</button>\

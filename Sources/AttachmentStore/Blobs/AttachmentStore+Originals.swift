@@ -52,5 +52,5 @@ extension AttachmentStore {
     }
 
     /// ffprobe and ffmpeg as this store runs them.
-    var videoTools: VideoTools { configuration.thumbnails.videoTools }
+    var videoTools: VideoTools { configuration.videos.tools }
 }

@@ -49,6 +49,8 @@ extension AttachmentStore {
         case invalidArgument(String)
         /// The attachment is not an image the store can read, so it has no thumbnail.
         case notAnImage(AttachmentID)
+        /// The attachment is not a video the store can read, so it has no playable copy.
+        case notAVideo(AttachmentID)
         /// The attachment claims to be an image but cannot be decoded (truncated, corrupt);
         /// `cause` is what the image pipeline found.
         case imageUnreadable(AttachmentID, cause: ImagingError)
@@ -115,6 +117,8 @@ extension AttachmentStore {
                 return message
             case .notAnImage(let id):
                 return "attachment \(id) is not an image this store can read, so it has no thumbnail"
+            case .notAVideo(let id):
+                return "attachment \(id) is not a video this store can read (MP4 or QuickTime), so it has no playable copy"
             case .imageUnreadable(let id, let cause):
                 return "the image of attachment \(id) cannot be decoded: \(cause.reason)"
             case .imageTooLarge(let id, let cause):

@@ -10,6 +10,8 @@ extension AttachmentStore {
         stats.catalogOnDisk = usage.catalog
         stats.thumbnailCacheFiles = usage.thumbnailFiles
         stats.thumbnailCacheOnDisk = usage.thumbnailBytes
+        stats.playableVideoFiles = usage.playableVideoFiles
+        stats.playableVideosOnDisk = usage.playableVideoBytes
         stats.originalCopiesOnDisk = usage.originalCopies
         stats.quarantineOnDisk = usage.quarantine
         stats.budget = try await storageBudget()

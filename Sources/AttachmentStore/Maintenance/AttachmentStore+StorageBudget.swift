@@ -40,7 +40,9 @@ extension AttachmentStore {
     /// transaction and its file removed in a second that checks the mark is still there (so a
     /// crash between them leaves a spare file, never a record without bytes, and an upload of
     /// the same bytes meanwhile wins). Local copies of object-store originals and thumbnails are
-    /// derived, and are simply removed, least recently read first. Anything read within
+    /// derived, and are simply removed, least recently read first. Playable copies of videos
+    /// count against ``StorageBudget/maxLocalBytes`` and are removed (least recently read
+    /// first) before any original is evicted. Anything read within
     /// ``Configuration/evictionGrace`` is spared. Partial peer downloads in `tmp/` count too:
     /// the leftovers of cut transfers are removed, oldest first, until they fit in the room
     /// the originals leave (downloads under way were admitted within the budget).
@@ -49,10 +51,17 @@ extension AttachmentStore {
         var report = EvictionReport()
         let grace = configuration.evictionGrace
         try await finishInterruptedEvictions()
+        // Playable copies of videos go first: what is left of them is room the originals lack.
+        var originalsLimit = budget.maxLocalBytes
+        if let limit = budget.maxLocalBytes {
+            let trimmed = try await trim(renditions.root, to: max(0, limit - (try await localOriginalBytes())), grace: grace)
+            (report.playableVideosRemoved, report.playableVideoBytesRemoved) = (trimmed.files, trimmed.bytes)
+            originalsLimit = max(0, limit - trimmed.left)
+        }
         if backend.placement.keepsOriginalsAsFiles {
-            if let limit = budget.maxLocalBytes { try await evictOriginals(downTo: limit, grace: grace, report: &report) }
+            if let limit = originalsLimit { try await evictOriginals(downTo: limit, grace: grace, report: &report) }
         } else {
-            let trimmed = try await trim(layout.cachePath + "/blobs", to: budget.maxLocalBytes ?? .max, grace: grace)
+            let trimmed = try await trim(layout.cachePath + "/blobs", to: originalsLimit ?? .max, grace: grace)
             (report.localCopiesRemoved, report.localCopyBytesRemoved) = (trimmed.files, trimmed.bytes)
             report.localBytesBefore = trimmed.left + trimmed.bytes
             report.localBytesAfter = trimmed.left
@@ -66,15 +75,26 @@ extension AttachmentStore {
             let trimmed = try await trim(thumbnails.disk.root, to: limit, grace: grace)
             (report.thumbnailsRemoved, report.thumbnailBytesRemoved) = (trimmed.files, trimmed.bytes)
         }
-        if report.originalsEvicted + report.localCopiesRemoved + report.thumbnailsRemoved + report.partialsRemoved > 0 {
+        if report.originalsEvicted + report.localCopiesRemoved + report.thumbnailsRemoved + report.partialsRemoved
+            + report.playableVideosRemoved > 0 {
             configuration.logger.info("storage budget enforced", metadata: [
                 "originals.evicted": "\(report.originalsEvicted)", "bytes.evicted": "\(report.bytesEvicted)",
                 "copies.removed": "\(report.localCopiesRemoved)", "thumbnails.removed": "\(report.thumbnailsRemoved)",
-                "partials.removed": "\(report.partialsRemoved)",
+                "partials.removed": "\(report.partialsRemoved)", "videos.removed": "\(report.playableVideosRemoved)",
                 "local.bytes": "\(report.localBytesAfter)",
             ])
         }
         return report
+    }
+
+    /// The bytes of originals on this machine: present blobs in the store folder, or the local
+    /// copies of object-store originals in `cache/blobs/`.
+    private func localOriginalBytes() async throws -> Int64 {
+        if backend.placement.keepsOriginalsAsFiles {
+            return try await catalog.read { db in try BlobRecord.all(in: .present, in: db) }.reduce(0) { $0 + $1.byteCount }
+        }
+        let folder = layout.cachePath + "/blobs"
+        return try await BlockingPool.run { FileTreeWalk.diskUsage(of: folder) }
     }
 
     /// Removes derived files under `folder`, least recently read first, down to `limit` bytes.

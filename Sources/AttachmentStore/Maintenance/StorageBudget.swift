@@ -37,6 +37,10 @@ public struct EvictionReport: Sendable, Codable, Equatable {
     public var localCopiesRemoved = 0
     /// Their bytes.
     public var localCopyBytesRemoved: Int64 = 0
+    /// Playable copies of videos removed from `cache/renditions/` (before any original).
+    public var playableVideosRemoved = 0
+    /// Their bytes.
+    public var playableVideoBytesRemoved: Int64 = 0
     /// Thumbnails removed from the disk cache.
     public var thumbnailsRemoved = 0
     /// Their bytes.

@@ -15,6 +15,9 @@ struct StoreDiskUsage: Equatable {
     /// Files in `cache/thumbs/`, and their bytes.
     var thumbnailFiles = 0
     var thumbnailBytes: Int64 = 0
+    /// Files in `cache/renditions/` (playable copies of videos), and their bytes.
+    var playableVideoFiles = 0
+    var playableVideoBytes: Int64 = 0
     /// `cache/blobs/`: local copies of originals kept elsewhere.
     var originalCopies: Int64 = 0
     /// `quarantine/`: damaged originals set aside.
@@ -33,6 +36,11 @@ struct StoreDiskUsage: Equatable {
                 if (info.st_mode & S_IFMT) == S_IFREG {
                     thumbnailFiles += 1
                     thumbnailBytes += Int64(info.st_size)
+                }
+            } else if Self.isInside(relative, "cache/renditions") {
+                if (info.st_mode & S_IFMT) == S_IFREG {
+                    playableVideoFiles += 1
+                    playableVideoBytes += Int64(info.st_size)
                 }
             } else if Self.isInside(relative, "cache/blobs") {
                 originalCopies += bytes

@@ -36,6 +36,10 @@ public struct StoreStatistics: Sendable, Codable, Equatable {
     public var thumbnailCacheFiles = 0
     /// Of the bytes on disk, the thumbnail disk cache.
     public var thumbnailCacheOnDisk: Int64 = 0
+    /// Playable copies of videos kept in `cache/renditions/` (derived, safe to delete).
+    public var playableVideoFiles = 0
+    /// Of the bytes on disk, the playable copies of videos.
+    public var playableVideosOnDisk: Int64 = 0
     /// Of the bytes on disk, local copies of originals kept in an object store (`cache/blobs/`, derived).
     public var originalCopiesOnDisk: Int64 = 0
     /// Of the bytes on disk, damaged originals kept in `quarantine/` until repaired.

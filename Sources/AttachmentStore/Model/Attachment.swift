@@ -74,6 +74,10 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     /// transfer); `nil` otherwise.
     public var fetchedBytes: Int64?
 
+    /// Whether it is a video the store reads (MP4 or QuickTime): it has a poster for a
+    /// thumbnail and a playable copy (``AttachmentStore/playableVideo(for:)``).
+    public var isVideo: Bool { MediaTypeSniffer.isVideo(mediaType) }
+
     /// Whether its bytes can be read here without a transfer: ``Availability/local`` exactly
     /// when ``state`` is ``State/present``.
     public var availability: Availability { state == .present ? .local : .remote }

@@ -16,8 +16,6 @@ public struct ThumbnailConfiguration: Sendable {
     public var generateAfterImport = true
     /// Encoding and decoding limits (JPEG quality 80, WebP for alpha, 100 megapixels, 256 MiB).
     public var renderOptions = ThumbnailRenderer.Options()
-    /// ffprobe and ffmpeg, which read videos' sizes and make their posters, and their limits.
-    public var videoTools = VideoTools()
 
     /// The default configuration.
     public init() {}

@@ -28,6 +28,8 @@ final class ThumbnailPipeline: Sendable {
     }()
 
     let configuration: ThumbnailConfiguration
+    /// ffprobe and ffmpeg, for videos' posters.
+    let videoTools: VideoTools
     let memory: MemoryCache<ThumbnailKey, Thumbnail>
     let disk: ThumbnailDiskCache
     /// The render slots, visible requests first; internal so tests can hold a slot and order
@@ -38,8 +40,9 @@ final class ThumbnailPipeline: Sendable {
     private let jobs = SingleFlight<ThumbnailKey, Thumbnail, Never>()
     private let logger: Logger
 
-    init(configuration: ThumbnailConfiguration, cachePath: String, logger: Logger) {
+    init(configuration: ThumbnailConfiguration, videoTools: VideoTools, cachePath: String, logger: Logger) {
         self.configuration = configuration
+        self.videoTools = videoTools
         self.memory = MemoryCache(byteLimit: configuration.memoryCacheByteLimit)
         self.disk = ThumbnailDiskCache(storeCachePath: cachePath, options: configuration.renderOptions)
         self.scheduler = AsyncGate(slots: configuration.maximumConcurrentRenders)
@@ -119,7 +122,7 @@ final class ThumbnailPipeline: Sendable {
 
         state.withLock { $0.statistics.rendersStarted += 1 }
         let cancellation = RenderCancellation()
-        let (options, tools) = (configuration.renderOptions, configuration.videoTools)
+        let (options, tools) = (configuration.renderOptions, videoTools)
         let rendered: RenderedImage
         do {
             rendered = try await withTaskCancellationHandler {

@@ -15,20 +15,26 @@ public struct VideoHeader: Sendable, Equatable {
     /// When it was recorded, `2024-05-01T12:20:30+02:00` (QuickTime's creation date with its
     /// offset, else the container's UTC creation time); `nil` when the file does not say.
     public var capturedAt: String?
-    /// Whether it has a sound track.
-    public var hasAudio: Bool
+    /// The pixel format ffmpeg names (`yuv420p`, `yuv420p10le`); `nil` when the file does not say.
+    public var pixelFormat: String?
+    /// The first sound track's codec (`aac`); `nil` when it has none.
+    public var audioCodec: String?
 
     /// Creates a header value.
     public init(codec: String, width: Int, height: Int, rotation: Int = 0, duration: Double? = nil,
-                capturedAt: String? = nil, hasAudio: Bool = false) {
+                capturedAt: String? = nil, pixelFormat: String? = nil, audioCodec: String? = nil) {
         self.codec = codec
         self.width = width
         self.height = height
         self.rotation = rotation
         self.duration = duration
         self.capturedAt = capturedAt
-        self.hasAudio = hasAudio
+        self.pixelFormat = pixelFormat
+        self.audioCodec = audioCodec
     }
+
+    /// Whether it has a sound track.
+    public var hasAudio: Bool { audioCodec != nil }
 
     /// The EXIF orientation that turns a still the same way: 1, 6 (90°), 3 (180°) or 8 (270°).
     public var orientation: Int {

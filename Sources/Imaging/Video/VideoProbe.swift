@@ -43,9 +43,17 @@ public enum VideoProbe {
         let tags = answer.format?.tags ?? [:]
         let capturedAt = tags["com.apple.quicktime.creationdate"].flatMap(CaptureTime.normalized)
             ?? (tags["creation_time"] ?? stream.tags?["creation_time"]).flatMap(CaptureTime.normalized)
-        return VideoHeader(codec: String((stream.codec_name ?? "unknown").prefix(32)), width: width, height: height,
+        let audio = answer.streams?.first { $0.codec_type == "audio" }
+        return VideoHeader(codec: name(stream.codec_name) ?? "unknown", width: width, height: height,
                            rotation: rotation, duration: duration, capturedAt: capturedAt,
-                           hasAudio: answer.streams?.contains { $0.codec_type == "audio" } ?? false)
+                           pixelFormat: name(stream.pix_fmt), audioCodec: audio.map { name($0.codec_name) ?? "unknown" })
+    }
+
+    /// A codec or format name from ffprobe: at most 32 letters, digits and `_`; `nil` otherwise.
+    static func name(_ text: String?) -> String? {
+        guard let text, !text.isEmpty, text.count <= 32,
+              text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else { return nil }
+        return text
     }
 
     /// A duration ffprobe wrote, when it is a number of seconds a recording can last.
@@ -70,6 +78,7 @@ private struct ProbeAnswer: Decodable {
         struct Disposition: Decodable { var attached_pic: Int? }
         var codec_type: String?
         var codec_name: String?
+        var pix_fmt: String?
         var width: Int?
         var height: Int?
         var duration: String?

@@ -30,7 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let environmentOptions = [
         "store", "blobs", "catalog", "host", "port", "token", "token-file", "sync-token", "sync-token-file", "push-token", "push-token-file", "allowed-host",
         "public-url", "trusted-proxy", "tls-cert", "tls-key", "peer-ca", "session-hours", "max-upload", "upload-expiry", "idle-timeout", "request-head-timeout",
-        "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "response-write-timeout",
+        "min-upload-rate", "upload-rate-window", "max-connections", "max-connections-per-client", "max-concurrent-uploads", "max-transcodes",
+        "response-write-timeout",
         "log-level", "peer", "peer-token", "peer-token-file", "peers-file", "sync-interval", "sync-wait", "peer-bandwidth", "max-clock-skew", "fetch", "push",
         "max-local-bytes", "max-thumbnail-cache-bytes", "budget-interval", "scrub-rate", "trash-days",
         "max-partial-bytes", "max-partial-bytes-per-peer", "partial-lifetime", "drain-delay",
@@ -143,6 +144,10 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("Uploads received at once at most; one more is answered 503 with Retry-After.", valueName: "N"))
     var maxConcurrentUploads = 16
 
+    @Option(name: .customLong("max-transcodes"),
+            help: ArgumentHelp("Playable copies of videos made at once (ffmpeg); more wait their turn (1 to 64).", valueName: "N"))
+    var maxTranscodes = 1
+
     @Option(name: .customLong("response-write-timeout"),
             help: ArgumentHelp("Close a connection whose client reads nothing of an answer for this long.", valueName: "SECONDS"))
     var responseWriteTimeout: Double = 60
@@ -252,6 +257,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerClient = maxConnectionsPerClient
         configuration.maxConcurrentUploads = maxConcurrentUploads
+        configuration.maxTranscodes = maxTranscodes
         configuration.responseWriteTimeout = .milliseconds(Int64(responseWriteTimeout * 1000))
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.requestHeadTimeout = .milliseconds(Int64(requestHeadTimeout * 1000))

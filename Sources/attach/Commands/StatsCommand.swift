@@ -26,6 +26,7 @@ struct StatsCommand: AsyncParsableCommand {
             ["  originals", Formatting.bytes(stats.originalsOnDisk)],
             ["  catalog", Formatting.bytes(stats.catalogOnDisk)],
             ["  thumbnails", "\(Formatting.bytes(stats.thumbnailCacheOnDisk)) in \(stats.thumbnailCacheFiles) files (cache)"],
+            ["  videos", "\(Formatting.bytes(stats.playableVideosOnDisk)) in \(stats.playableVideoFiles) playable copies (cache)"],
             ["  copies", "\(Formatting.bytes(stats.originalCopiesOnDisk)) of originals kept elsewhere (cache)"],
             ["  quarantine", Formatting.bytes(stats.quarantineOnDisk)],
             ["budget", "originals \(Self.limit(stats.budget.maxLocalBytes)), thumbnails \(Self.limit(stats.budget.maxThumbnailCacheBytes))"],

@@ -8,7 +8,9 @@
 // is panned by dragging, and once zoomed past the display rendition's pixels the original is
 // loaded in its place when the browser can draw it. Escape or Done closes and returns focus to
 // the tile the viewer was last on; Delete moves the photo shown to the trash and shows the next.
-// A tile that is not an image has no preview: its original is a download.
+// A video plays in place of the image: the playable copy the server names (data-video), its
+// display rendition as the poster, the browser's own controls; it stops when the viewer moves
+// on or closes. A tile that is neither has no preview: its original is a download.
 'use strict';
 
 (() => {
@@ -21,11 +23,13 @@
 
   /**
    * Wires the viewer `dialog` to the tiles of `gallery` (`.tile .thumb` buttons carrying
-   * data-original, data-display, data-filename, data-image and data-media-type).
+   * data-original, data-display, data-filename, data-image, data-media-type and, for a
+   * video, data-video).
    */
   function attach(gallery, dialog) {
     const part = (id) => document.getElementById(id);
     const image = part('viewer-image');
+    const video = part('viewer-video');
     const stage = part('viewer-stage');
     const spinner = part('viewer-spinner');
     const progress = part('viewer-progress');
@@ -59,6 +63,15 @@
       objectURL = null;
       originalShown = false;
       setView({ scale: 1, x: 0, y: 0 });
+      // A video stops, and stops downloading.
+      if (!video.hidden || video.getAttribute('src')) {
+        video.pause();
+        video.removeAttribute('src');
+        video.removeAttribute('poster');
+        video.load();
+      }
+      video.hidden = true;
+      delete dialog.dataset.kind;
     };
 
     // ---- Zoom and pan ------------------------------------------------------------------
@@ -200,6 +213,10 @@
       if (!factsPanel.hidden) showFacts(button);
       download.href = button.dataset.original;
       download.setAttribute('download', label);
+      if (button.dataset.video) {
+        playVideo(button);
+        return;
+      }
       if (button.dataset.image !== 'true') {
         spinner.hidden = true;
         progress.textContent = `${label} has no preview; Download original saves it.`;
@@ -230,10 +247,48 @@
       }
     }
 
+    /**
+     * Plays `button`'s video: the server makes its playable copy on the first request (a
+     * spinner until the first frame), then the browser streams it with range requests.
+     */
+    function playVideo(button) {
+      dialog.dataset.kind = 'video';
+      spinner.hidden = false;
+      progress.textContent = 'Preparing the video…';
+      dialog.dataset.state = 'loading';
+      const mine = new AbortController();
+      controller = mine;
+      const ready = () => {
+        if (controller !== mine) return;
+        spinner.hidden = true;
+        progress.textContent = '';
+        video.hidden = false;
+        dialog.dataset.state = 'loaded';
+      };
+      const failed = async () => {
+        if (controller !== mine || mine.signal.aborted) return;
+        // The element says only that it failed: the server's own words come from asking again.
+        let reason = 'the video could not be played';
+        try {
+          const response = await fetch(button.dataset.video, { headers: { Range: 'bytes=0-0' }, signal: mine.signal, credentials: 'same-origin' });
+          if (!response.ok) reason = await errorMessage(response);
+        } catch (error) { /* keep the general reason */ }
+        if (controller !== mine) return;
+        spinner.hidden = true;
+        progress.textContent = `Could not play the video: ${reason}`;
+        dialog.dataset.state = 'failed';
+      };
+      video.addEventListener('loadeddata', ready, { once: true, signal: mine.signal });
+      video.addEventListener('error', failed, { once: true, signal: mine.signal });
+      if (button.dataset.image === 'true') video.poster = button.dataset.display;
+      video.setAttribute('aria-label', button.dataset.filename);
+      video.src = button.dataset.video;
+    }
+
     const open = (button) => {
       if (!dialog.open) {
-        // Not an image and not browsing: the original is the thing itself, a download.
-        if (button.dataset.image !== 'true') {
+        // Not a picture and not browsing: the original is the thing itself, a download.
+        if (button.dataset.image !== 'true' && !button.dataset.video) {
           window.location.href = button.dataset.original;
           return;
         }
@@ -298,9 +353,11 @@
       event.preventDefault();
       action();
     });
-    stage.addEventListener('dblclick', () => setView(view.scale > 1 ? { scale: 1 } : { scale: 2.5, x: 0, y: 0 }));
+    stage.addEventListener('dblclick', () => {
+      if (dialog.dataset.kind !== 'video') setView(view.scale > 1 ? { scale: 1 } : { scale: 2.5, x: 0, y: 0 });
+    });
     stage.addEventListener('wheel', (event) => {
-      if (dialog.dataset.state !== 'loaded') return;
+      if (dialog.dataset.state !== 'loaded' || dialog.dataset.kind === 'video') return;
       event.preventDefault();
       zoomBy(event.deltaY < 0 ? 1.25 : 0.8);
     }, { passive: false });

@@ -1,0 +1,47 @@
+import Foundation
+import Imaging
+
+extension AttachmentStore {
+    /// The copy of a video attachment a browser plays: H.264 and AAC in MP4 with its index at
+    /// the front, at most ``VideoRendition/Settings/maxPixelSize`` on its longest side and
+    /// ``VideoRendition/Settings/maximumDuration`` long, upright.
+    ///
+    /// Made on first request (a clip that is already such a file is copied stream for stream,
+    /// in about the time it takes to read it; anything else is transcoded), then kept in
+    /// `cache/renditions/` until the budget or a clear removes it. The original is never
+    /// changed. Requests for the same clip share one job, which is cancelled (and ffmpeg killed)
+    /// when every requester has gone. A video whose bytes are on a peer is fetched first,
+    /// unless its copy is already kept here.
+    /// - Throws: ``Error/notAVideo(_:)`` for attachments that are not MP4 or QuickTime videos,
+    ///   ``Error/notAvailableLocally(_:)`` when the bytes are on a peer that cannot be reached,
+    ///   ``Error/imageUnreadable(_:cause:)`` when ffmpeg refuses the clip or runs out of its
+    ///   limits, ``Error/imageTooLarge(_:cause:)`` for a clip over the pixel limit.
+    public func playableVideo(for id: AttachmentID) async throws -> PlayableVideo {
+        let attachment = try await attachment(id)
+        guard MediaTypeSniffer.isVideo(attachment.mediaType) else { throw Error.notAVideo(id) }
+        if let kept = try await renditions.kept(attachment.blobHash) { return kept }
+        if attachment.availability == .remote { try await ensureLocal(attachment) }
+        let path = try await backend.localFile(for: attachment.blobHash)
+        do {
+            return try await renditions.playable(attachment.blobHash, sourcePath: path)
+        } catch let error as ImagingError {
+            throw Self.storeError(error, for: id)
+        }
+    }
+
+    /// Files and bytes of the kept playable copies of videos.
+    public func playableVideoUsage() async throws -> (files: Int, bytes: Int64) {
+        let renditions = self.renditions
+        return try await BlockingPool.run { renditions.usage() }
+    }
+
+    /// Deletes every kept playable copy; each is made again when next asked for.
+    public func clearPlayableVideos() async throws {
+        let renditions = self.renditions
+        do {
+            try await BlockingPool.run { try renditions.removeAll() }
+        } catch {
+            throw Error.writeFailed(path: renditions.root, cause: .init(error, call: "remove"))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+@testable import AttachmentStore
+import Foundation
+import Testing
+import TestSupport
+
+/// The playable copies of videos: made once for every viewer, in slots of their own, removed
+/// when the viewer goes or the budget needs room, before any original.
+@Suite("Playable copies of videos", .timeLimit(.minutes(2)))
+struct PlayableVideoTests {
+    static func clip(_ name: String) throws -> URL { try Corpus.file("video/\(name)") }
+
+    /// Every file under the store's `cache/renditions/`, by name.
+    static func renditionFiles(of fixture: StoreFixture) -> [String] {
+        let root = fixture.storeURL.appending(path: "cache/renditions").path(percentEncoded: false)
+        return (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+            .filter { !$0.isEmpty && (try? FileManager.default.attributesOfItem(atPath: root + "/" + $0)[.type] as? FileAttributeType) == .typeRegular }
+    }
+
+    @Test func openingAVideoNeverWaitsBehindThumbnailWork() async throws {
+        var configuration = AttachmentStore.Configuration()
+        configuration.thumbnails.generateAfterImport = false
+        configuration.thumbnails.maximumConcurrentRenders = 1
+        let fixture = try await StoreFixture(configuration: configuration)
+        let store = fixture.store
+        let note = try await store.createNote(title: "busy")
+        let clip = try await store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
+        let photos = try await Array(Corpus.files(in: "fifty").prefix(4)).asyncMap { try await store.addAttachment(to: note.id, fromFile: $0) }
+        // The test holds the only render slot and thumbnails queue behind it.
+        let scheduler = store.thumbnails.scheduler
+        try await scheduler.acquire(id: .max, urgent: true)
+        let waiting = photos.map { photo in Task { try await store.thumbnail(for: photo.id) } }
+        while scheduler.queueDepth < photos.count { try await Task.sleep(for: .milliseconds(5)) }
+
+        let video = try await store.playableVideo(for: clip.id)
+        #expect(video.byteCount > 0)
+        #expect(scheduler.queueDepth == photos.count, "the thumbnails were still waiting")
+        scheduler.release()
+        for task in waiting { _ = try await task.value }
+    }
+
+    @Test func viewersOfOneClipShareOneCopy() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "shared")
+        let clip = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
+        let viewers = (0..<4).map { _ in Task { try await fixture.store.playableVideo(for: clip.id) } }
+        var copies: [PlayableVideo] = []
+        for viewer in viewers { copies.append(try await viewer.value) }
+        #expect(Set(copies.map(\.path)).count == 1)
+        #expect(Self.renditionFiles(of: fixture).count == 1, "\(Self.renditionFiles(of: fixture))")
+    }
+
+    @Test func aViewerWhoLeavesStopsTheTranscodeAndLeavesNothingBehind() async throws {
+        var configuration = AttachmentStore.Configuration()
+        // Slow enough to be under way when the viewer leaves: the best quality and the largest size.
+        configuration.videos.rendition.quality = 1
+        configuration.videos.rendition.maxPixelSize = 4096
+        let fixture = try await StoreFixture(configuration: configuration)
+        let note = try await fixture.store.createNote(title: "left")
+        let clip = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
+        let viewer = Task { try await fixture.store.playableVideo(for: clip.id) }
+        let partial = { Self.renditionFiles(of: fixture).contains { $0.contains(".part-") } }
+        for _ in 0..<400 where !partial() { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(partial(), "ffmpeg was writing the copy")
+        viewer.cancel()
+        await #expect(throws: CancellationError.self) { try await viewer.value }
+        #expect(Self.renditionFiles(of: fixture).isEmpty, "\(Self.renditionFiles(of: fixture))")
+        // The next viewer gets a whole copy.
+        #expect(try await fixture.store.playableVideo(for: clip.id).byteCount > 0)
+    }
+
+    @Test func theBudgetRemovesPlayableCopiesBeforeAnyOriginal() async throws {
+        var configuration = AttachmentStore.Configuration()
+        configuration.evictionGrace = 0
+        let fixture = try await StoreFixture(configuration: configuration)
+        let store = fixture.store
+        let note = try await store.createNote(title: "budget")
+        let clip = try await store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
+        let copy = try await store.playableVideo(for: clip.id)
+        let originals = try await store.statistics().blobBytes
+        try await store.setStorageBudget(StorageBudget(maxLocalBytes: originals + copy.byteCount / 2))
+        let report = try await store.enforceStorageBudget()
+        #expect(report.playableVideosRemoved == 1)
+        #expect(report.playableVideoBytesRemoved == copy.byteCount)
+        #expect(report.originalsEvicted == 0)
+        #expect(try await store.attachment(clip.id).state == .present)
+        #expect(try await store.playableVideoUsage().files == 0)
+        #expect(try await store.verify().isClean)
+    }
+}
