@@ -24,11 +24,13 @@ public struct RemoteNotePage: Codable, Sendable, Equatable {
 
 /// An attachment as the server describes it.
 public struct RemoteAttachment: Codable, Sendable, Equatable, Identifiable {
-    /// An image's pixel size and EXIF orientation.
+    /// An image's or a video's pixel size and orientation, and a video's playing time.
     public struct Image: Codable, Sendable, Equatable {
         public var width: Int
         public var height: Int
         public var orientation: Int
+        /// A video's playing time in milliseconds; `nil` for a still.
+        public var durationMilliseconds: Int?
     }
 
     /// Its identifier (a UUID string).
@@ -103,7 +105,8 @@ extension RemoteAttachment {
         self.init(
             id: attachment.id, noteId: attachment.noteId, position: attachment.position, filename: attachment.filename,
             mediaType: attachment.mediaType, byteCount: Int64(attachment.byteCount), hash: attachment.hash,
-            image: attachment.image.map { Image(width: $0.width ?? 0, height: $0.height ?? 0, orientation: $0.orientation ?? 1) },
+            image: attachment.image.map { Image(width: $0.width ?? 0, height: $0.height ?? 0, orientation: $0.orientation ?? 1,
+                                                durationMilliseconds: $0.durationMilliseconds) },
             state: attachment.state.rawValue, originalUrl: attachment.originalUrl, thumbnailUrl: attachment.thumbnailUrl)
     }
 }

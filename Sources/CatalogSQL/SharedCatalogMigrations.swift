@@ -269,6 +269,11 @@ public enum SharedCatalogMigrations {
             // and index them in one statement. Nothing in PostgreSQL.
             NoteSearchDeferral.migrationStatements(dialect)
         },
+        Migration(id: "v21: a video's playing time") { dialect in
+            // Read by ffprobe at import (or sent by the peer whose record brought it, until the
+            // bytes arrive), in milliseconds; NULL for stills and other files.
+            ["ALTER TABLE attachment ADD COLUMN durationMilliseconds \(dialect == .postgres ? "BIGINT" : "INTEGER")"]
+        },
     ]
 
     /// `v18`'s fill: the title key of every note already there. The change feed's trigger is set

@@ -41,7 +41,7 @@ struct VideoSyncTests {
 
             let arrived = try await store.attachment(recorded.id)
             #expect(arrived.mediaType == "video/quicktime")
-            #expect(arrived.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 6))
+            #expect(arrived.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 6, durationMilliseconds: 2500), "the playing time travels with the record")
             #expect(arrived.availability == .remote, "the video's bytes stay on the peer")
             let poster = try await store.thumbnail(for: recorded.id)
             #expect(poster.isProvisional && (poster.width, poster.height) == (113, 200))

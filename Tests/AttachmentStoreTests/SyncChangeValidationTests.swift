@@ -142,6 +142,17 @@ struct SyncChangeValidationTests {
         if let problem { #expect(problem == "image size \(width)×\(height) or orientation \(orientation) is impossible") }
     }
 
+    @Test("a video's playing time from a peer must be 0 to ten years", arguments: [
+        (0, true), (2_500, true), (SyncChangeValidation.longestVideoMilliseconds, true), (-1, false),
+        (SyncChangeValidation.longestVideoMilliseconds + 1, false), (Int.max, false),
+    ])
+    func videoDuration(milliseconds: Int, valid: Bool) {
+        let image = Attachment.ImageInfo(width: 1280, height: 720, orientation: 6, durationMilliseconds: milliseconds)
+        let problem = Self.validation.problem(with: Self.token(image: image))
+        #expect((problem == nil) == valid)
+        if let problem { #expect(problem == "video duration \(milliseconds) ms is impossible") }
+    }
+
     @Test("metadata is bounded in entries and in bytes of keys and values together")
     func metadataBounds() {
         let sixtyFour = Dictionary(uniqueKeysWithValues: (0..<64).map { ("k\($0)", "v") })

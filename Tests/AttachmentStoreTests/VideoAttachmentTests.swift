@@ -18,7 +18,7 @@ struct VideoAttachmentTests {
         let source = try Self.clip("clip-h264.mp4")
         let added = try await store.addAttachment(to: note.id, fromFile: source)
         #expect(added.mediaType == "video/mp4")
-        #expect(added.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 1))
+        #expect(added.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 1, durationMilliseconds: 3000))
 
         let thumbnail = try await store.thumbnail(for: added.id)
         #expect((thumbnail.mediaType, thumbnail.width, thumbnail.height) == ("image/jpeg", 200, 113))
@@ -38,7 +38,7 @@ struct VideoAttachmentTests {
         let note = try await fixture.store.createNote(title: "portrait")
         let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
         #expect(added.mediaType == "video/quicktime")
-        #expect(added.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 6))
+        #expect(added.image == Attachment.ImageInfo(width: 1280, height: 720, orientation: 6, durationMilliseconds: 2500))
         let thumbnail = try await fixture.store.thumbnail(for: added.id, maxPixelSize: 320)
         #expect((thumbnail.width, thumbnail.height) == (180, 320))
         #expect(try await fixture.store.captureFacts(of: added.id).capturedAt == "2024-05-01T12:20:30+02:00")

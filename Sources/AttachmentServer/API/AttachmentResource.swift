@@ -107,6 +107,7 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
         if let image = attachment.image {
             json.key("image")
             json.openObject()
+            if let duration = image.durationMilliseconds { json.key("durationMilliseconds"); json.integer(duration) }
             json.key("height"); json.integer(image.height)
             json.key("orientation"); json.integer(image.orientation)
             json.key("width"); json.integer(image.width)

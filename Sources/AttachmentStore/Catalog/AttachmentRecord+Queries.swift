@@ -22,14 +22,19 @@ extension AttachmentRecord {
     /// trash or not, since they all describe the same bytes.
     static func heldOriginal(_ hash: BlobHash, in db: any SQLTransaction) throws -> OriginalFacts? {
         guard let row = try db.queryOne("""
-            SELECT attachment.mediaType, attachment.width, attachment.height, attachment.orientation, blob.byteCount
+            SELECT attachment.mediaType, attachment.width, attachment.height, attachment.orientation, attachment.durationMilliseconds,
+                   blob.byteCount
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE attachment.blobHash = ? AND blob.state = 'present'
             LIMIT 1
             """, [.text(hash.rawValue)])
         else { return nil }
+        var record = AttachmentRecord(id: "", noteId: "", position: 0, blobHash: hash.rawValue, mediaType: "", filename: "", image: nil,
+                                      metadata: [:], createdAt: .distantPast, updatedAt: .distantPast, clock: "")
+        (record.width, record.height, record.orientation, record.durationMilliseconds) =
+            (try row.int("width"), try row.int("height"), try row.int("orientation"), try row.int("durationMilliseconds"))
         return OriginalFacts(hash: hash, byteCount: try row.requiredInt64("byteCount"), mediaType: try row.requiredString("mediaType"),
-                             width: try row.int("width"), height: try row.int("height"), orientation: try row.int("orientation"))
+                             image: record.image)
     }
 
     /// The condition, on the `attachment` table, of a row in its note's order: not in the trash
@@ -212,8 +217,9 @@ extension AttachmentRecord {
     /// Gives every attachment of the content `hash` the media type and picture size its bytes
     /// were found to have (a peer's claim is replaced once the bytes arrive).
     static func setFacts(ofContent hash: BlobHash, mediaType: String, image: Attachment.ImageInfo?, in db: any SQLTransaction) throws {
-        try db.execute("UPDATE attachment SET mediaType = ?, width = ?, height = ?, orientation = ? WHERE blobHash = ?", [
-            .text(mediaType), .integer(image?.width), .integer(image?.height), .integer(image?.orientation), .text(hash.rawValue),
+        try db.execute("UPDATE attachment SET mediaType = ?, width = ?, height = ?, orientation = ?, durationMilliseconds = ? WHERE blobHash = ?", [
+            .text(mediaType), .integer(image?.width), .integer(image?.height), .integer(image?.orientation),
+            .integer(image?.durationMilliseconds), .text(hash.rawValue),
         ])
     }
 }

@@ -12,6 +12,8 @@ struct AttachmentRecord: Sendable {
     var width: Int?
     var height: Int?
     var orientation: Int?
+    /// A video's playing time (``Attachment/ImageInfo/durationMilliseconds``).
+    var durationMilliseconds: Int?
     var metadata: [String: String]
     var createdAt: Date
     var updatedAt: Date
@@ -21,20 +23,18 @@ struct AttachmentRecord: Sendable {
     var trashedAt: Date?
 
     init(id: String, noteId: String, position: Int, blobHash: String, mediaType: String, filename: String,
-         width: Int?, height: Int?, orientation: Int?, metadata: [String: String], createdAt: Date, updatedAt: Date, clock: String) {
+         image: Attachment.ImageInfo?, metadata: [String: String], createdAt: Date, updatedAt: Date, clock: String) {
         self.id = id
         self.noteId = noteId
         self.position = position
         self.blobHash = blobHash
         self.mediaType = mediaType
         self.filename = filename
-        self.width = width
-        self.height = height
-        self.orientation = orientation
         self.metadata = metadata
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.clock = clock
+        self.image = image
     }
 
     /// The row of `attachment` as of `clock` (its byte count and state are the blob's row).
@@ -42,9 +42,21 @@ struct AttachmentRecord: Sendable {
         self.init(
             id: attachment.id.rawValue, noteId: attachment.noteID.rawValue, position: attachment.position,
             blobHash: attachment.blobHash.rawValue, mediaType: attachment.mediaType, filename: attachment.filename,
-            width: attachment.image?.width, height: attachment.image?.height, orientation: attachment.image?.orientation,
-            metadata: attachment.metadata, createdAt: attachment.createdAt, updatedAt: attachment.updatedAt, clock: clock.rawValue
+            image: attachment.image, metadata: attachment.metadata, createdAt: attachment.createdAt, updatedAt: attachment.updatedAt, clock: clock.rawValue
         )
+    }
+
+    /// The picture facts its four columns hold: `nil` unless width and height are set. The one
+    /// place those columns meet ``Attachment/ImageInfo``.
+    var image: Attachment.ImageInfo? {
+        get {
+            guard let width, let height else { return nil }
+            return Attachment.ImageInfo(width: width, height: height, orientation: orientation ?? 1, durationMilliseconds: durationMilliseconds)
+        }
+        set {
+            (width, height, orientation, durationMilliseconds) = (newValue?.width, newValue?.height, newValue?.orientation,
+                                                                   newValue?.durationMilliseconds)
+        }
     }
 
     /// ``blobHash`` as a ``BlobHash``, the only way it becomes a path.
@@ -63,6 +75,7 @@ struct AttachmentRecord: Sendable {
         width = try row.int("width")
         height = try row.int("height")
         orientation = try row.int("orientation")
+        durationMilliseconds = try row.int("durationMilliseconds")
         metadata = try Self.metadata(try row.string("metadata") ?? "{}")
         createdAt = try row.requiredDate("createdAt")
         updatedAt = try row.requiredDate("updatedAt")
@@ -101,6 +114,7 @@ struct AttachmentRecord: Sendable {
         .init("width") { .integer($0.width) },
         .init("height") { .integer($0.height) },
         .init("orientation") { .integer($0.orientation) },
+        .init("durationMilliseconds") { .integer($0.durationMilliseconds) },
         .init("metadata") { .text(json($0.metadata)) },
         .init("createdAt") { .date($0.createdAt) },
         .init("updatedAt") { .date($0.updatedAt) },
@@ -165,11 +179,7 @@ struct AttachmentRow: Sendable {
 
     private func makeValue() throws(AttachmentStore.Error) -> Attachment {
         let record = attachment
-        let image: Attachment.ImageInfo? = if let width = record.width, let height = record.height {
-            Attachment.ImageInfo(width: width, height: height, orientation: record.orientation ?? 1)
-        } else {
-            nil
-        }
+        let image = record.image
         return Attachment(
             id: AttachmentID(rawValue: record.id), noteID: NoteID(rawValue: record.noteId),
             position: record.position, blobHash: try record.validatedHash,

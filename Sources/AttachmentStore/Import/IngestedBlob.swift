@@ -21,7 +21,8 @@ struct IngestedBlob: Sendable {
             self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation)
         } else if MediaTypeSniffer.isVideo(sniffed), let header = try? VideoProbe.header(ofFileAt: staged.temporaryPath, tools: videoTools) {
             self.mediaType = sniffed
-            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation)
+            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation,
+                                              durationMilliseconds: header.duration.map { Int(($0 * 1000).rounded()) })
         } else {
             self.mediaType = sniffed
             self.image = nil
@@ -35,16 +36,13 @@ struct OriginalFacts: Sendable {
     var hash: BlobHash
     var byteCount: Int64
     var mediaType: String
-    var width: Int?
-    var height: Int?
-    var orientation: Int?
+    var image: Attachment.ImageInfo?
 }
 
 extension IngestedBlob {
     /// What the new attachment's row records of these bytes.
     var facts: OriginalFacts {
-        OriginalFacts(hash: staged.hash, byteCount: staged.byteCount, mediaType: mediaType,
-                      width: image?.width, height: image?.height, orientation: image?.orientation)
+        OriginalFacts(hash: staged.hash, byteCount: staged.byteCount, mediaType: mediaType, image: image)
     }
 }
 

@@ -29,20 +29,24 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         case remote
     }
 
-    /// Pixel facts for attachments that are images; `nil` otherwise.
+    /// Picture facts for attachments that are images or videos; `nil` otherwise.
     public struct ImageInfo: Sendable, Equatable, Codable {
-        /// Stored width in pixels.
+        /// Stored width in pixels (a video's frame as stored).
         public var width: Int
         /// Stored height in pixels.
         public var height: Int
-        /// EXIF orientation, 1...8 (1 when none).
+        /// EXIF orientation, 1...8 (1 when none); for a video, the turn its container asks for
+        /// (6 for a quarter turn clockwise, 3, 8).
         public var orientation: Int
+        /// A video's playing time in milliseconds; `nil` for a still, or a video that does not say.
+        public var durationMilliseconds: Int?
 
         /// Creates an image-info value.
-        public init(width: Int, height: Int, orientation: Int) {
+        public init(width: Int, height: Int, orientation: Int, durationMilliseconds: Int? = nil) {
             self.width = width
             self.height = height
             self.orientation = orientation
+            self.durationMilliseconds = durationMilliseconds
         }
     }
 
@@ -60,7 +64,8 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     public var mediaType: String
     /// The file name it was imported under (display only; never used as a path).
     public var filename: String
-    /// Width, height and orientation when it is an image the store can read.
+    /// Width, height and orientation when it is an image or a video the store can read, and a
+    /// video's playing time.
     public var image: ImageInfo?
     /// Caller-supplied string pairs (camera, caption, source ...).
     public var metadata: [String: String]

@@ -80,8 +80,7 @@ extension AttachmentStore {
         let record = AttachmentRecord(
             id: id.rawValue, noteId: note.rawValue, position: position,
             blobHash: facts.hash.rawValue, mediaType: facts.mediaType,
-            filename: filename, width: facts.width, height: facts.height,
-            orientation: facts.orientation, metadata: metadata, createdAt: now, updatedAt: now,
+            filename: filename, image: facts.image, metadata: metadata, createdAt: now, updatedAt: now,
             clock: clock.tick().rawValue
         )
         try record.insert(db)
@@ -120,9 +119,7 @@ extension AttachmentStore {
             try self.commit(blob, in: db)
             record.blobHash = blob.staged.hash.rawValue
             record.mediaType = blob.mediaType
-            record.width = blob.image?.width
-            record.height = blob.image?.height
-            record.orientation = blob.image?.orientation
+            record.image = blob.image
             if let filename { record.filename = filename }
             record.updatedAt = Date()
             record.clock = self.clock.tick().rawValue

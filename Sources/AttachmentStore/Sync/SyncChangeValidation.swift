@@ -11,6 +11,9 @@ package struct SyncChangeValidation {
     /// This machine's wall clock, in milliseconds since 1970.
     let nowMilliseconds: Int64
 
+    /// The longest playing time a peer may claim for a video: ten years, in milliseconds.
+    static let longestVideoMilliseconds = 10 * 365 * 86_400 * 1000
+
     init(limits: PeerInputLimits, now: Date = Date()) {
         self.limits = limits
         self.nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
@@ -168,6 +171,9 @@ package struct SyncChangeValidation {
         guard let image else { return nil }
         guard (1...1_000_000).contains(image.width), (1...1_000_000).contains(image.height), (1...8).contains(image.orientation) else {
             return "image size \(image.width)×\(image.height) or orientation \(image.orientation) is impossible"
+        }
+        if let duration = image.durationMilliseconds, !(0...Self.longestVideoMilliseconds).contains(duration) {
+            return "video duration \(duration) ms is impossible"
         }
         return nil
     }
