@@ -187,6 +187,7 @@ bench: deps corpus
 	for product in attach attach-bench peak-rss; do $(SWIFT) build -c release $(RELEASE_FLAGS) --product $$product || exit 1; done
 	scripts/bench-ingest.sh
 	scripts/bench-thumbnails.sh
+	scripts/bench-video.sh
 	scripts/bench-storage.sh
 	scripts/bench-server.sh
 	scripts/bench-sync.sh
@@ -209,6 +210,7 @@ bench-smoke: deps corpus
 	mkdir -p test-output
 	$(SMOKE_ENV) scripts/bench-ingest.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-thumbnails.sh > /dev/null
+	$(SMOKE_ENV) scripts/bench-video.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-storage.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-server.sh > /dev/null
 	$(SMOKE_ENV) scripts/bench-sync.sh > /dev/null

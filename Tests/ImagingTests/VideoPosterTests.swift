@@ -77,6 +77,15 @@ struct VideoPosterTests {
         #expect(difference.mean < 10, "\(difference)")
     }
 
+    @Test func aHeaderAlreadyReadSpareFFprobe() async throws {
+        let clip = try Self.path("video/clip-hevc.mov")
+        let known = VideoHeader(recordedWidth: 1280, height: 720, orientation: 6, durationMilliseconds: 2500)
+        #expect((known.rotation, known.duration, known.displayWidth) == (90, 2.5, 720))
+        let tools = VideoTools(ffprobePath: "/nonexistent/ffprobe-must-not-run")
+        let poster = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, header: known, maxPixelSize: 200, tools: tools) }
+        #expect((poster.width, poster.height) == (113, 200))
+    }
+
     @Test func aPosterIsNeverLargerThanTheVideo() async throws {
         let clip = try Self.path("video/clip-h264.mp4")
         let poster = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 4000) }

@@ -40,7 +40,9 @@ extension AttachmentStore {
         }
         do {
             let path = try await backend.localFile(for: attachment.blobHash)
-            guard let source = ThumbnailSource(path: path, mediaType: attachment.mediaType) else { throw Error.notAnImage(id) }
+            // Bytes that just arrived come with the facts ffprobe found in them: read again then.
+            let held = attachment.availability == .remote ? try await self.attachment(id) : attachment
+            guard let source = ThumbnailSource(path: path, of: held) else { throw Error.notAnImage(id) }
             return try await thumbnails.thumbnail(for: key, source: source, priority: priority)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
@@ -79,7 +81,7 @@ extension AttachmentStore {
         // Catalog placement has no file until someone reads it; an object-store ingest has just
         // left its local copy in the cache.
         guard backend.hasFileBeforeFirstRead else { return }
-        guard let source = ThumbnailSource(path: backend.readablePath(for: attachment.blobHash), mediaType: attachment.mediaType) else { return }
+        guard let source = ThumbnailSource(path: backend.readablePath(for: attachment.blobHash), of: attachment) else { return }
         thumbnails.prefetch(key, source: source)
     }
 

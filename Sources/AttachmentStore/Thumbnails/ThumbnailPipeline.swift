@@ -132,9 +132,9 @@ final class ThumbnailPipeline: Sendable {
                         switch source.kind {
                         case .image:
                             try ThumbnailRenderer.render(fileAt: source.path, maxPixelSize: key.size, options: options, cancellation: cancellation)
-                        case .video:
-                            try VideoPosterRenderer.render(fileAt: source.path, maxPixelSize: key.size, options: options, tools: tools,
-                                                           cancellation: cancellation)
+                        case .video(let header):
+                            try VideoPosterRenderer.render(fileAt: source.path, header: header, maxPixelSize: key.size, options: options,
+                                                           tools: tools, cancellation: cancellation)
                         }
                     }
                 }

@@ -1,11 +1,14 @@
+import Imaging
+
 /// What a thumbnail is made from: a file, and how its picture is read.
 struct ThumbnailSource: Sendable {
     /// How the file's picture is read.
     enum Kind: Sendable {
         /// A raster image, decoded by libvips.
         case image
-        /// A video: its poster frame, decoded by ffmpeg in a limited child process.
-        case video
+        /// A video: its poster frame, decoded by ffmpeg in a limited child process; `header`
+        /// is what ffprobe said of it at import (`nil`: probe it again).
+        case video(header: VideoHeader?)
     }
 
     /// The file.
@@ -13,13 +16,16 @@ struct ThumbnailSource: Sendable {
     /// How its picture is read.
     var kind: Kind
 
-    /// The source for an attachment of `mediaType` whose bytes are at `path`; `nil` when that
-    /// type has no picture.
-    init?(path: String, mediaType: String) {
-        if MediaTypeSniffer.isReadableRaster(mediaType) {
+    /// The source for `attachment`, whose bytes are at `path`; `nil` when its type has no picture.
+    init?(path: String, of attachment: Attachment) {
+        if MediaTypeSniffer.isReadableRaster(attachment.mediaType) {
             kind = .image
-        } else if MediaTypeSniffer.isVideo(mediaType) {
-            kind = .video
+        } else if MediaTypeSniffer.isVideo(attachment.mediaType) {
+            // The recorded facts are ffprobe's own for bytes held here: a peer's claim is
+            // replaced when the bytes arrive (``AttachmentStore/installDownloaded(_:)``).
+            kind = .video(header: attachment.availability == .local ? attachment.image.map {
+                VideoHeader(recordedWidth: $0.width, height: $0.height, orientation: $0.orientation, durationMilliseconds: $0.durationMilliseconds)
+            } : nil)
         } else {
             return nil
         }

@@ -36,6 +36,19 @@ public struct VideoHeader: Sendable, Equatable {
     /// Whether it has a sound track.
     public var hasAudio: Bool { audioCodec != nil }
 
+    /// The header of a clip already probed, from the size, EXIF orientation and playing time
+    /// recorded of it (the codec is not recorded: `unknown`).
+    public init(recordedWidth width: Int, height: Int, orientation: Int, durationMilliseconds: Int?) {
+        let rotation = switch orientation {
+        case 6: 90
+        case 3: 180
+        case 8: 270
+        default: 0
+        }
+        self.init(codec: "unknown", width: width, height: height, rotation: rotation,
+                  duration: durationMilliseconds.map { Double($0) / 1000 })
+    }
+
     /// The EXIF orientation that turns a still the same way: 1, 6 (90°), 3 (180°) or 8 (270°).
     public var orientation: Int {
         switch rotation {

@@ -10,13 +10,21 @@ import HelperProcess
 public enum VideoPosterRenderer {
     /// Renders the poster of the video at `path` to fit in `maxPixelSize` × `maxPixelSize`
     /// (never enlarged).
+    /// - Parameter header: what ffprobe already said of this very file (the store keeps it from
+    ///   the import); `nil` to run ffprobe first.
     /// - Throws: ``ImagingError/tooManyPixels(path:pixels:limit:)``; ``ImagingError/unreadable(path:cause:)``
     ///   when ffprobe or ffmpeg refuse the file or run out of their limits; ``ImagingError/cancelled``.
     public static func render(
-        fileAt path: String, maxPixelSize: Int, options: ThumbnailRenderer.Options = ThumbnailRenderer.Options(),
-        tools: VideoTools = VideoTools(), cancellation: RenderCancellation = RenderCancellation()
+        fileAt path: String, header known: VideoHeader? = nil, maxPixelSize: Int,
+        options: ThumbnailRenderer.Options = ThumbnailRenderer.Options(), tools: VideoTools = VideoTools(),
+        cancellation: RenderCancellation = RenderCancellation()
     ) throws(ImagingError) -> RenderedImage {
-        let header = try VideoProbe.header(ofFileAt: path, tools: tools, cancellation: cancellation.helper)
+        let header: VideoHeader
+        if let known {
+            header = known
+        } else {
+            header = try VideoProbe.header(ofFileAt: path, tools: tools, cancellation: cancellation.helper)
+        }
         guard header.pixelCount <= options.limits.maximumPixels else {
             throw .tooManyPixels(path: path, pixels: header.pixelCount, limit: options.limits.maximumPixels)
         }
