@@ -85,7 +85,7 @@ Architecture: $arch
 Maintainer: AttachmentStore developers <attach@localhost>
 Installed-Size: $size
 Depends: $libraries, libvips42, adduser
-Recommends: ffmpeg
+Recommends: ffmpeg, poppler-utils
 Section: web
 Priority: optional
 Homepage: https://github.com/attachmentstore/attachmentstore

@@ -31,6 +31,8 @@ public struct RemoteAttachment: Codable, Sendable, Equatable, Identifiable {
         public var orientation: Int
         /// A video's playing time in milliseconds; `nil` for a still.
         public var durationMilliseconds: Int?
+        /// A PDF's pages; `nil` otherwise.
+        public var pageCount: Int?
     }
 
     /// Its identifier (a UUID string).
@@ -106,7 +108,7 @@ extension RemoteAttachment {
             id: attachment.id, noteId: attachment.noteId, position: attachment.position, filename: attachment.filename,
             mediaType: attachment.mediaType, byteCount: Int64(attachment.byteCount), hash: attachment.hash,
             image: attachment.image.map { Image(width: $0.width ?? 0, height: $0.height ?? 0, orientation: $0.orientation ?? 1,
-                                                durationMilliseconds: $0.durationMilliseconds) },
+                                                durationMilliseconds: $0.durationMilliseconds, pageCount: $0.pageCount) },
             state: attachment.state.rawValue, originalUrl: attachment.originalUrl, thumbnailUrl: attachment.thumbnailUrl)
     }
 }

@@ -269,10 +269,11 @@ public enum SharedCatalogMigrations {
             // and index them in one statement. Nothing in PostgreSQL.
             NoteSearchDeferral.migrationStatements(dialect)
         },
-        Migration(id: "v21: a video's playing time") { dialect in
-            // Read by ffprobe at import (or sent by the peer whose record brought it, until the
-            // bytes arrive), in milliseconds; NULL for stills and other files.
-            ["ALTER TABLE attachment ADD COLUMN durationMilliseconds \(dialect == .postgres ? "BIGINT" : "INTEGER")"]
+        Migration(id: "v21: a video's playing time, a document's pages") { dialect in
+            // Read at import by ffprobe or pdfinfo (or sent by the peer whose record brought it,
+            // until the bytes arrive): milliseconds, pages; NULL for anything else.
+            ["ALTER TABLE attachment ADD COLUMN durationMilliseconds \(dialect == .postgres ? "BIGINT" : "INTEGER")",
+             "ALTER TABLE attachment ADD COLUMN pageCount \(dialect == .postgres ? "BIGINT" : "INTEGER")"]
         },
     ]
 

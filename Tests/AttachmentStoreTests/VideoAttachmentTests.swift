@@ -86,3 +86,32 @@ struct VideoAttachmentTests {
         }
     }
 }
+
+/// PDFs kept as attachments: the original byte for byte, the pages counted at import, the first
+/// page as the thumbnail.
+@Suite("Document attachments", .timeLimit(.minutes(2)))
+struct DocumentAttachmentTests {
+    @Test func aPDFGetsItsPageCountAndAFirstPageThumbnail() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "receipts")
+        let source = try Corpus.file("document/three-pages.pdf")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: source)
+        #expect(added.mediaType == "application/pdf")
+        #expect(added.image == Attachment.ImageInfo(width: 612, height: 792, orientation: 1, pageCount: 3))
+        let thumbnail = try await fixture.store.thumbnail(for: added.id)
+        #expect((thumbnail.width, thumbnail.height) == (155, 200))
+        var original = Data()
+        for try await chunk in try await fixture.store.originalStream(for: added.id) { original.append(contentsOf: chunk.bytes) }
+        #expect(original == (try Data(contentsOf: source)))
+    }
+
+    @Test func aBrokenPDFIsKeptWithoutAThumbnail() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "broken")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Corpus.file("document/truncated.pdf"))
+        #expect(added.mediaType == "application/pdf")
+        #expect(added.image == nil, "pdfinfo could not read it, so it has no picture")
+        await #expect(throws: AttachmentStore.Error.self) { _ = try await fixture.store.thumbnail(for: added.id) }
+        #expect(try await fixture.store.verify().isClean)
+    }
+}

@@ -13,13 +13,10 @@ struct LimitedChildProcessTests {
 
     /// Runs `body` on a thread of its own: the runner blocks, as it does on the render pool.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async -> Result<T, ChildProcessError> {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                do { continuation.resume(returning: .success(try body())) } catch {
-                    // The runner throws nothing else.
-                    continuation.resume(returning: .failure(error as! ChildProcessError))
-                }
-            }
+        do {
+            return .success(try await OwnThread.run(body))
+        } catch {
+            return .failure(error as! ChildProcessError)  // the runner throws nothing else
         }
     }
 

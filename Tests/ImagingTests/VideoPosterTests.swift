@@ -11,13 +11,6 @@ import TestSupport
 struct VideoPosterTests {
     static func path(_ name: String) throws -> String { try Corpus.file(name).path(percentEncoded: false) }
 
-    /// Runs blocking work on a thread of its own, as the render pool does.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
     /// An executable shell script standing in for ffprobe or ffmpeg: a hostile tool answer.
     static func script(_ body: String, named name: String, in directory: TemporaryDirectory) throws -> String {
         let path = directory.appending(name).path(percentEncoded: false)
@@ -45,14 +38,14 @@ struct VideoPosterTests {
 
     @Test func anH264ClipsHeaderIsReadWithItsDurationAndRecordingTime() async throws {
         let clip = try Self.path("video/clip-h264.mp4")
-        let header = try await Self.blocking { try VideoProbe.header(ofFileAt: clip) }
+        let header = try await OwnThread.run { try VideoProbe.header(ofFileAt: clip) }
         #expect(header == VideoHeader(codec: "h264", width: 1280, height: 720, rotation: 0, duration: 3,
                                       capturedAt: "2024-05-01T10:20:30+00:00", pixelFormat: "yuv420p", audioCodec: "aac"))
     }
 
     @Test func anIPhoneStyleHEVCClipIsTurnedUprightAndKeepsItsLocalTime() async throws {
         let clip = try Self.path("video/clip-hevc.mov")
-        let header = try await Self.blocking { try VideoProbe.header(ofFileAt: clip) }
+        let header = try await OwnThread.run { try VideoProbe.header(ofFileAt: clip) }
         #expect(header.codec == "hevc")
         #expect((header.width, header.height, header.rotation, header.orientation) == (1280, 720, 90, 6))
         #expect((header.displayWidth, header.displayHeight) == (720, 1280))
@@ -63,9 +56,9 @@ struct VideoPosterTests {
     func thePosterIsTheFrameFFmpegShowsScaledAndEncodedLikeAThumbnail(_ name: String) async throws {
         let clip = try Self.path(name)
         let directory = try TemporaryDirectory("poster")
-        let poster = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200) }
+        let poster = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200) }
         #expect(poster.encoding == .jpeg)
-        let header = try await Self.blocking { try VideoProbe.header(ofFileAt: clip) }
+        let header = try await OwnThread.run { try VideoProbe.header(ofFileAt: clip) }
         let landscape = header.displayWidth > header.displayHeight
         #expect(landscape ? (poster.width, poster.height) == (200, 113) : (poster.width, poster.height) == (113, 200))
         let reference = try await Self.reference(of: clip, at: 1, size: 200, in: directory)
@@ -82,13 +75,13 @@ struct VideoPosterTests {
         let known = VideoHeader(recordedWidth: 1280, height: 720, orientation: 6, durationMilliseconds: 2500)
         #expect((known.rotation, known.duration, known.displayWidth) == (90, 2.5, 720))
         let tools = VideoTools(ffprobePath: "/nonexistent/ffprobe-must-not-run")
-        let poster = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, header: known, maxPixelSize: 200, tools: tools) }
+        let poster = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: clip, header: known, maxPixelSize: 200, tools: tools) }
         #expect((poster.width, poster.height) == (113, 200))
     }
 
     @Test func aPosterIsNeverLargerThanTheVideo() async throws {
         let clip = try Self.path("video/clip-h264.mp4")
-        let poster = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 4000) }
+        let poster = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 4000) }
         #expect((poster.width, poster.height) == (1280, 720))
     }
 
@@ -97,7 +90,7 @@ struct VideoPosterTests {
         let file = try Self.path(name)
         let started = ContinuousClock.now
         await #expect {
-            _ = try await Self.blocking { try VideoPosterRenderer.render(fileAt: file, maxPixelSize: 200) }
+            _ = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: file, maxPixelSize: 200) }
         } throws: { error in
             guard case ImagingError.unreadable(path: file, _) = error else { return false }
             return true
@@ -108,7 +101,7 @@ struct VideoPosterTests {
     @Test func aClipCutInItsFramesGivesAPosterOfWhatIsThereOrIsRefused() async throws {
         let file = try Self.path("video/truncated.mp4")
         do {
-            let poster = try await Self.blocking { try VideoPosterRenderer.render(fileAt: file, maxPixelSize: 200) }
+            let poster = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: file, maxPixelSize: 200) }
             #expect((poster.width, poster.height) == (200, 113))
         } catch ImagingError.unreadable(path: file, _) {
             // Refused: just as good.
@@ -122,7 +115,7 @@ struct VideoPosterTests {
         try "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n\(server.url)/segment.ts\n#EXT-X-ENDLIST\n"
             .write(toFile: playlist, atomically: true, encoding: .utf8)
         await #expect(throws: ImagingError.self) {
-            _ = try await Self.blocking { try VideoPosterRenderer.render(fileAt: playlist, maxPixelSize: 200) }
+            _ = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: playlist, maxPixelSize: 200) }
         }
         #expect(server.requests.isEmpty)
     }
@@ -134,7 +127,7 @@ struct VideoPosterTests {
                                ffmpegPath: "/nonexistent/ffmpeg-must-not-run")
         let clip = try Self.path("video/clip-h264.mp4")
         await #expect(throws: ImagingError.tooManyPixels(path: clip, pixels: 3_600_000_000, limit: 100_000_000)) {
-            _ = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools) }
+            _ = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools) }
         }
     }
 
@@ -182,7 +175,7 @@ struct VideoPosterTests {
         let clip = try Self.path("video/clip-h264.mp4")
         let started = ContinuousClock.now
         await #expect {
-            _ = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools) }
+            _ = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools) }
         } throws: { error in
             guard case ImagingError.unreadable(_, .helper(.timedOut)) = error else { return false }
             return true
@@ -199,7 +192,7 @@ struct VideoPosterTests {
         let cancellation = RenderCancellation()
         let started = ContinuousClock.now
         let render = Task {
-            try await Self.blocking { _ = try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools, cancellation: cancellation) }
+            try await OwnThread.run { _ = try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools, cancellation: cancellation) }
         }
         try await Task.sleep(for: .milliseconds(400))
         cancellation.cancel()
@@ -211,7 +204,7 @@ struct VideoPosterTests {
         let tools = VideoTools(ffprobePath: "/nonexistent/ffprobe")
         let clip = try Self.path("video/clip-h264.mp4")
         await #expect(throws: ImagingError.unreadable(path: clip, cause: .helper(.programMissing(program: "ffprobe")))) {
-            _ = try await Self.blocking { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools) }
+            _ = try await OwnThread.run { try VideoPosterRenderer.render(fileAt: clip, maxPixelSize: 200, tools: tools) }
         }
     }
 }

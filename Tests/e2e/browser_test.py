@@ -481,7 +481,7 @@ class BrowserTest:
         for name, (width, height) in clips:
             thumb = self.driver.find_element(By.CSS_SELECTOR, f"#gallery .thumb[data-filename='{name}']")
             assert thumb.get_attribute("data-video"), "no playable address on the tile"
-            assert thumb.find_elements(By.CSS_SELECTOR, ".play-badge"), "no play badge on the tile"
+            assert thumb.find_elements(By.CSS_SELECTOR, ".tile-badge"), "no play badge on the tile"
             ActionChains(self.driver).double_click(thumb).perform()
             self.wait(lambda d: viewer.get_attribute("data-state") in ("loaded", "failed"), f"{name} to open")
             assert viewer.get_attribute("data-state") == "loaded", self.driver.find_element(By.ID, "viewer-progress").text

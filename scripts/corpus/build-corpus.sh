@@ -31,8 +31,8 @@ stage=$parent/.$base.building
 
 # What this builder makes, numbered: a corpus another version of it made (CORPUS_VERSION
 # differs or is missing) is rebuilt and replaced, so new files reach every checkout.
-# 2: special/mpf-*.jpg. 3: video/.
-corpus_version=3
+# 2: special/mpf-*.jpg. 3: video/. 4: document/.
+corpus_version=4
 built() { [ -f "$target/MANIFEST.tsv" ] && [ "$(cat -- "$target/CORPUS_VERSION" 2>/dev/null)" = "$corpus_version" ]; }
 if built; then
   say "already built: $target (delete it to rebuild)"
@@ -63,7 +63,7 @@ replaceable_target() {
   for entry in "$target"/* "$target"/.[!.]*; do
     [ -e "$entry" ] || continue
     case ${entry##*/} in
-      good | special | fifty | bad | video | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
+      good | special | fifty | bad | video | document | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
       *) fail "$target exists, is not a corpus of version $corpus_version and holds ${entry##*/}; move it away and run again" ;;
     esac
   done
@@ -81,7 +81,7 @@ apt_run() {
 ensure_tools() {
   local pair cmd pkg missing=()
   for pair in vips:libvips-tools vipsheader:libvips-tools jpegtran:libjpeg-turbo-progs \
-              heif-enc:libheif-examples exiftool:libimage-exiftool-perl cwebp:webp ffmpeg:ffmpeg; do
+              heif-enc:libheif-examples exiftool:libimage-exiftool-perl cwebp:webp ffmpeg:ffmpeg pdfinfo:poppler-utils; do
     cmd=${pair%%:*} pkg=${pair#*:}
     if ! command -v "$cmd" >/dev/null 2>&1 && [[ " ${missing[*]} " != *" $pkg "* ]]; then
       missing+=("$pkg")
@@ -97,7 +97,7 @@ ensure_tools() {
     apt_run update && apt_run install -y --no-install-recommends "${missing[@]}" ||
       { tail -n 20 "$apt_log" >&2; fail "apt-get install ${missing[*]} failed"; }
   fi
-  for cmd in vips vipsheader jpegtran heif-enc exiftool cwebp ffmpeg; do
+  for cmd in vips vipsheader jpegtran heif-enc exiftool cwebp ffmpeg pdfinfo; do
     command -v "$cmd" >/dev/null 2>&1 || fail "$cmd is still missing after the install"
   done
 }
@@ -154,7 +154,7 @@ done
 
 rm -rf -- "$stage"
 trap 'rm -rf -- "$stage"' EXIT
-mkdir -p -- "$stage"/{good,special,fifty,bad,video,licenses,.work}
+mkdir -p -- "$stage"/{good,special,fifty,bad,video,document,licenses,.work}
 work=$stage/.work
 cd -- "$stage"
 
@@ -287,6 +287,12 @@ ff -i "$work/hevc.mov" -map 0 -c copy -metadata:s:v:0 rotate=270 \
 head -c "$(( $(stat -c %s video/clip-h264.mp4) * 2 / 5 ))" video/clip-h264.mp4 >video/truncated.mp4
 head -c 2000 video/clip-h264.mp4 >video/index-cut.mp4
 
+say "document/: PDFs written by scripts/corpus/make-pdf.py, one with a real photo on its first page"
+vips thumbnail "$mate/nature/Dune.jpg" "$work/page-photo.jpg[Q=85]" 800
+python3 "$here/make-pdf.py" document/three-pages.pdf 3 "$work/page-photo.jpg"
+python3 "$here/make-pdf.py" document/10000-pages.pdf 10000
+head -c "$(( $(stat -c %s document/three-pages.pdf) / 2 ))" document/three-pages.pdf >document/truncated.pdf
+
 rm -rf -- "$work"
 
 say "MANIFEST.tsv: hashing and probing every file"
@@ -300,7 +306,7 @@ describe() {
     printf -- '-\tnone\n'
   fi
 }
-find good special fifty bad video licenses -type f | LC_ALL=C sort | while IFS= read -r path; do
+find good special fifty bad video document licenses -type f | LC_ALL=C sort | while IFS= read -r path; do
   printf '%s\t%s\t%s\t%s\n' "$(sha256sum -- "$path" | cut -d' ' -f1)" "$(stat -c %s -- "$path")" \
     "$(describe "$path")" "$path"
 done >MANIFEST.tsv.part
@@ -365,6 +371,9 @@ video/clip-h264.mp4
 video/clip-hevc.mov
 video/truncated.mp4
 video/index-cut.mp4
+document/three-pages.pdf
+document/10000-pages.pdf
+document/truncated.pdf
 licenses/mate-backgrounds.copyright
 licenses/gnome-backgrounds.copyright
 MANIFEST.tsv

@@ -110,6 +110,7 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
             if let duration = image.durationMilliseconds { json.key("durationMilliseconds"); json.integer(duration) }
             json.key("height"); json.integer(image.height)
             json.key("orientation"); json.integer(image.orientation)
+            if let pages = image.pageCount { json.key("pageCount"); json.integer(pages) }
             json.key("width"); json.integer(image.width)
             json.closeObject()
         }

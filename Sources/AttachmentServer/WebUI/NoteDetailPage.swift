@@ -141,7 +141,7 @@ struct NoteDetailPage {
             data-display="\(HTML.escape(resource.displayUrl ?? resource.originalUrl))" \
             \(resource.videoUrl.map { "data-video=\"\(HTML.escape($0))\" " } ?? "")\
             data-filename="\(name)" data-media-type="\(HTML.escape(attachment.mediaType))" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
-            aria-label="\(resource.videoUrl == nil ? "Open" : "Play") \(name)">\(picture)\(resource.videoUrl == nil ? "" : playBadge(attachment))</button>\(remote ? fetchRing(name: name) : "")\
+            aria-label="\(resource.videoUrl == nil ? "Open" : "Play") \(name)">\(picture)\(badge(attachment))</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\
             <span class="tile-actions">\
             <button type="button" class="change">Change photo</button>\
@@ -149,10 +149,17 @@ struct NoteDetailPage {
             """
     }
 
-    /// The badge over a video's poster: ▶ and its playing time when known.
-    static func playBadge(_ attachment: Attachment) -> String {
-        let time = attachment.image?.durationMilliseconds.map { " " + PlayingTime.text(milliseconds: $0) } ?? ""
-        return "<span class=\"play-badge\" aria-hidden=\"true\">▶\(time)</span>"
+    /// The badge over a tile's picture: a video's ▶ and playing time, a PDF's page count;
+    /// nothing for a photo.
+    static func badge(_ attachment: Attachment) -> String {
+        if attachment.isVideo {
+            let time = attachment.image?.durationMilliseconds.map { " " + PlayingTime.text(milliseconds: $0) } ?? ""
+            return "<span class=\"tile-badge\" aria-hidden=\"true\">▶\(time)</span>"
+        }
+        if let pages = attachment.image?.pageCount {
+            return "<span class=\"tile-badge\">PDF · \(pages == 1 ? "1 page" : "\(pages) pages")</span>"
+        }
+        return ""
     }
 
     /// The placeholder over a tile whose bytes are on a peer: a ring (`role="progressbar"`) that

@@ -53,4 +53,6 @@ extension AttachmentStore {
 
     /// ffprobe and ffmpeg as this store runs them.
     var videoTools: VideoTools { configuration.videos.tools }
+    /// pdfinfo and pdftoppm as this store runs them.
+    var documentTools: DocumentTools { configuration.thumbnails.documentTools }
 }

@@ -29,8 +29,8 @@ extension AttachmentStore {
     /// (and probed, for pictures) like an upload's, and every attachment of the blob takes
     /// that media type and image header: a peer's claim about its bytes is never what we serve.
     func installDownloaded(_ staged: StagedBlob) async throws {
-        let videoTools = self.videoTools
-        let blob = try await BlockingPool.run { IngestedBlob(staged: staged, videoTools: videoTools) }
+        let (videoTools, documentTools) = (self.videoTools, self.documentTools)
+        let blob = try await BlockingPool.run { IngestedBlob(staged: staged, videoTools: videoTools, documentTools: documentTools) }
         let repaired = try await committing(blob) { db -> Bool in
             let wasDamaged = try BlobRecord.fetch(blob.staged.hash.rawValue, in: db)?.state == .damaged
             if wasDamaged { try StoreSetting.increment(ScrubCounter.repaired, in: db) }

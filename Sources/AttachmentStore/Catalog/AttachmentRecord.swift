@@ -14,6 +14,8 @@ struct AttachmentRecord: Sendable {
     var orientation: Int?
     /// A video's playing time (``Attachment/ImageInfo/durationMilliseconds``).
     var durationMilliseconds: Int?
+    /// A document's pages (``Attachment/ImageInfo/pageCount``).
+    var pageCount: Int?
     var metadata: [String: String]
     var createdAt: Date
     var updatedAt: Date
@@ -51,11 +53,12 @@ struct AttachmentRecord: Sendable {
     var image: Attachment.ImageInfo? {
         get {
             guard let width, let height else { return nil }
-            return Attachment.ImageInfo(width: width, height: height, orientation: orientation ?? 1, durationMilliseconds: durationMilliseconds)
+            return Attachment.ImageInfo(width: width, height: height, orientation: orientation ?? 1,
+                                        durationMilliseconds: durationMilliseconds, pageCount: pageCount)
         }
         set {
-            (width, height, orientation, durationMilliseconds) = (newValue?.width, newValue?.height, newValue?.orientation,
-                                                                   newValue?.durationMilliseconds)
+            (width, height, orientation, durationMilliseconds, pageCount) = (newValue?.width, newValue?.height, newValue?.orientation,
+                                                                              newValue?.durationMilliseconds, newValue?.pageCount)
         }
     }
 
@@ -76,6 +79,7 @@ struct AttachmentRecord: Sendable {
         height = try row.int("height")
         orientation = try row.int("orientation")
         durationMilliseconds = try row.int("durationMilliseconds")
+        pageCount = try row.int("pageCount")
         metadata = try Self.metadata(try row.string("metadata") ?? "{}")
         createdAt = try row.requiredDate("createdAt")
         updatedAt = try row.requiredDate("updatedAt")
@@ -115,6 +119,7 @@ struct AttachmentRecord: Sendable {
         .init("height") { .integer($0.height) },
         .init("orientation") { .integer($0.orientation) },
         .init("durationMilliseconds") { .integer($0.durationMilliseconds) },
+        .init("pageCount") { .integer($0.pageCount) },
         .init("metadata") { .text(json($0.metadata)) },
         .init("createdAt") { .date($0.createdAt) },
         .init("updatedAt") { .date($0.updatedAt) },

@@ -11,8 +11,8 @@ struct IngestedBlob: Sendable {
     let image: Attachment.ImageInfo?
 
     /// Sniffs and probes a staged blob: raster images through libvips' header, videos through
-    /// ffprobe (a limited child process). Blocks.
-    init(staged: StagedBlob, videoTools: VideoTools) {
+    /// ffprobe and PDFs through pdfinfo (limited child processes). Blocks.
+    init(staged: StagedBlob, videoTools: VideoTools, documentTools: DocumentTools) {
         self.staged = staged
         let sniffed = MediaTypeSniffer.mediaType(of: staged.head)
         if MediaTypeSniffer.isReadableRaster(sniffed), let header = try? ImageProbe.header(ofFileAt: staged.temporaryPath) {
@@ -23,6 +23,10 @@ struct IngestedBlob: Sendable {
             self.mediaType = sniffed
             self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation,
                                               durationMilliseconds: header.duration.map { Int(($0 * 1000).rounded()) })
+        } else if MediaTypeSniffer.isDocument(sniffed),
+                  let header = try? DocumentProbe.header(ofFileAt: staged.temporaryPath, tools: documentTools) {
+            self.mediaType = sniffed
+            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: 1, pageCount: header.pageCount)
         } else {
             self.mediaType = sniffed
             self.image = nil
@@ -56,7 +60,7 @@ enum IngestSource: Sendable {
 extension AttachmentStore {
     /// Streams `source` into `tmp/`, hashes, syncs, sniffs and probes it; nothing is referenced yet.
     func ingest(_ source: IngestSource) async throws -> IngestedBlob {
-        let (blobs, videoTools) = (self.blobs, self.videoTools)
+        let (blobs, videoTools, documentTools) = (self.blobs, self.videoTools, self.documentTools)
         return try await CancellationFlag.runCancellable { flag in
             let staged: StagedBlob
             switch source {
@@ -64,7 +68,7 @@ extension AttachmentStore {
                 staged = try blobs.stage(fileAt: url.path(percentEncoded: false), cancellation: flag, syncing: syncing, progress: progress)
             case .data(let data): staged = try blobs.stage(data: data)
             }
-            return IngestedBlob(staged: staged, videoTools: videoTools)
+            return IngestedBlob(staged: staged, videoTools: videoTools, documentTools: documentTools)
         }
     }
 
@@ -72,8 +76,8 @@ extension AttachmentStore {
     /// synced at once unless `syncing` is false (a batch syncs all its copies together).
     func ingest<Bytes: AsyncSequence>(bytes: Bytes, syncing: Bool = true) async throws -> IngestedBlob where Bytes.Element: DataProtocol {
         let staged = try await blobs.stage(bytes: bytes, syncing: syncing)
-        let videoTools = self.videoTools
-        return try await BlockingPool.run { IngestedBlob(staged: staged, videoTools: videoTools) }
+        let (videoTools, documentTools) = (self.videoTools, self.documentTools)
+        return try await BlockingPool.run { IngestedBlob(staged: staged, videoTools: videoTools, documentTools: documentTools) }
     }
 
     /// Runs `body` in a catalog write transaction, then drops the staged copy whatever happened.

@@ -58,9 +58,14 @@ enum MediaTypeSniffer {
         mediaType == "video/mp4" || mediaType == "video/quicktime"
     }
 
+    /// Whether `mediaType` is a document the store draws the first page of (PDF).
+    static func isDocument(_ mediaType: String) -> Bool {
+        mediaType == "application/pdf"
+    }
+
     /// Whether attachments of `mediaType` have a picture: a thumbnail, a display image, a size.
     static func hasPicture(_ mediaType: String) -> Bool {
-        isReadableRaster(mediaType) || isVideo(mediaType)
+        isReadableRaster(mediaType) || isVideo(mediaType) || isDocument(mediaType)
     }
 
     /// Whether `mediaType` is a raster format whose header libvips may be asked to read.

@@ -29,7 +29,7 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         case remote
     }
 
-    /// Picture facts for attachments that are images or videos; `nil` otherwise.
+    /// Picture facts for attachments that are images, videos or PDFs; `nil` otherwise.
     public struct ImageInfo: Sendable, Equatable, Codable {
         /// Stored width in pixels (a video's frame as stored).
         public var width: Int
@@ -40,13 +40,17 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         public var orientation: Int
         /// A video's playing time in milliseconds; `nil` for a still, or a video that does not say.
         public var durationMilliseconds: Int?
+        /// A document's pages; `nil` for anything but a PDF. Its width and height are then its
+        /// first page's, in points (pixels at 72 dpi).
+        public var pageCount: Int?
 
         /// Creates an image-info value.
-        public init(width: Int, height: Int, orientation: Int, durationMilliseconds: Int? = nil) {
+        public init(width: Int, height: Int, orientation: Int, durationMilliseconds: Int? = nil, pageCount: Int? = nil) {
             self.width = width
             self.height = height
             self.orientation = orientation
             self.durationMilliseconds = durationMilliseconds
+            self.pageCount = pageCount
         }
     }
 
@@ -64,8 +68,8 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     public var mediaType: String
     /// The file name it was imported under (display only; never used as a path).
     public var filename: String
-    /// Width, height and orientation when it is an image or a video the store can read, and a
-    /// video's playing time.
+    /// Width, height and orientation when it is an image, a video or a PDF the store can read,
+    /// a video's playing time and a PDF's pages.
     public var image: ImageInfo?
     /// Caller-supplied string pairs (camera, caption, source ...).
     public var metadata: [String: String]

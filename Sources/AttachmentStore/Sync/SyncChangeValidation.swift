@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 
 /// Checks one change from a peer against ``PeerInputLimits``, ``RecordRules`` (what a title,
 /// body and file name may hold: the rule the store's own writes keep) and the shape of this
@@ -174,6 +175,9 @@ package struct SyncChangeValidation {
         }
         if let duration = image.durationMilliseconds, !(0...Self.longestVideoMilliseconds).contains(duration) {
             return "video duration \(duration) ms is impossible"
+        }
+        if let pages = image.pageCount, !(1...DocumentHeader.maximumPages).contains(pages) {
+            return "page count \(pages) is impossible"
         }
         return nil
     }

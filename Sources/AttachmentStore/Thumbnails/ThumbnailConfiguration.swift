@@ -16,6 +16,8 @@ public struct ThumbnailConfiguration: Sendable {
     public var generateAfterImport = true
     /// Encoding and decoding limits (JPEG quality 80, WebP for alpha, 100 megapixels, 256 MiB).
     public var renderOptions = ThumbnailRenderer.Options()
+    /// poppler's pdfinfo and pdftoppm, which read PDFs' pages and draw their first, and their limits.
+    public var documentTools = DocumentTools()
 
     /// The default configuration.
     public init() {}

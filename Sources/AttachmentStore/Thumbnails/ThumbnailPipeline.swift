@@ -122,7 +122,7 @@ final class ThumbnailPipeline: Sendable {
 
         state.withLock { $0.statistics.rendersStarted += 1 }
         let cancellation = RenderCancellation()
-        let (options, tools) = (configuration.renderOptions, videoTools)
+        let (options, tools, documentTools) = (configuration.renderOptions, videoTools, configuration.documentTools)
         let rendered: RenderedImage
         do {
             rendered = try await withTaskCancellationHandler {
@@ -135,6 +135,9 @@ final class ThumbnailPipeline: Sendable {
                         case .video(let header):
                             try VideoPosterRenderer.render(fileAt: source.path, header: header, maxPixelSize: key.size, options: options,
                                                            tools: tools, cancellation: cancellation)
+                        case .document(let probed):
+                            try DocumentPageRenderer.render(fileAt: source.path, probed: probed, maxPixelSize: key.size, options: options,
+                                                            tools: documentTools, cancellation: cancellation)
                         }
                     }
                 }

@@ -9,6 +9,9 @@ struct ThumbnailSource: Sendable {
         /// A video: its poster frame, decoded by ffmpeg in a limited child process; `header`
         /// is what ffprobe said of it at import (`nil`: probe it again).
         case video(header: VideoHeader?)
+        /// A PDF: its first page, drawn by poppler's pdftoppm in a limited child process;
+        /// `probed` when pdfinfo read it at import.
+        case document(probed: Bool)
     }
 
     /// The file.
@@ -26,6 +29,8 @@ struct ThumbnailSource: Sendable {
             kind = .video(header: attachment.availability == .local ? attachment.image.map {
                 VideoHeader(recordedWidth: $0.width, height: $0.height, orientation: $0.orientation, durationMilliseconds: $0.durationMilliseconds)
             } : nil)
+        } else if MediaTypeSniffer.isDocument(attachment.mediaType) {
+            kind = .document(probed: attachment.availability == .local && attachment.image?.pageCount != nil)
         } else {
             return nil
         }

@@ -37,13 +37,7 @@ public enum VideoPosterRenderer {
         var frame = try frame(of: path, at: posterTime(of: header), box: box, tools: tools, cancellation: cancellation)
         // A duration that overstates the stream leaves nothing at the poster's time: the first frame then.
         if frame.isEmpty { frame = try self.frame(of: path, at: 0, box: box, tools: tools, cancellation: cancellation) }
-        guard !frame.isEmpty else { throw .unreadable(path: path, cause: .implausible("ffmpeg found no frame to decode")) }
-        try VipsRuntime.start()
-        guard let rendered = try ThumbnailRenderer.render(frame, orientation: 1, size: size, path: path, options: options,
-                                                          cancellation: cancellation) else {
-            throw .unreadable(path: path, cause: .implausible("the frame ffmpeg decoded is not an image libvips reads"))
-        }
-        return rendered
+        return try HelperRun.thumbnail(of: frame, drawnBy: "ffmpeg", size: size, path: path, options: options, cancellation: cancellation)
     }
 
     /// Where the poster is taken: a second in, where a clip has got going, or the first frame
@@ -63,13 +57,7 @@ public enum VideoPosterRenderer {
             "-vf", "scale=w=\(box):h=\(box):force_original_aspect_ratio=decrease:flags=area",
             "-f", "image2pipe", "-c:v", "png", "-compression_level", "1", "pipe:1",
         ]
-        do {
-            return try LimitedChildProcess.run(tools.ffmpegPath, arguments: arguments, limits: tools.posterLimits,
-                                               cancellation: cancellation.helper).standardOutput
-        } catch .cancelled {
-            throw .cancelled
-        } catch {
-            throw .unreadable(path: path, cause: .helper(error))
-        }
+        return try HelperRun.output(of: tools.ffmpegPath, arguments: arguments, limits: tools.posterLimits, reading: path,
+                                    cancellation: cancellation.helper)
     }
 }

@@ -10,18 +10,10 @@ public enum VideoProbe {
     ///   ``ImagingError/cancelled``.
     public static func header(ofFileAt path: String, tools: VideoTools = VideoTools(),
                               cancellation: ChildProcessCancellation = ChildProcessCancellation()) throws(ImagingError) -> VideoHeader {
-        let output: ChildProcessOutput
-        do {
-            output = try LimitedChildProcess.run(
-                tools.ffprobePath,
-                arguments: VideoTools.restrictions + ["-print_format", "json", "-show_format", "-show_streams", "-i", path],
-                limits: tools.probeLimits, cancellation: cancellation)
-        } catch .cancelled {
-            throw .cancelled
-        } catch {
-            throw .unreadable(path: path, cause: .helper(error))
-        }
-        return try header(fromProbe: output.standardOutput, path: path)
+        let answer = try HelperRun.output(
+            of: tools.ffprobePath, arguments: VideoTools.restrictions + ["-print_format", "json", "-show_format", "-show_streams", "-i", path],
+            limits: tools.probeLimits, reading: path, cancellation: cancellation)
+        return try header(fromProbe: answer, path: path)
     }
 
     /// The header ffprobe's JSON answer `json` describes.

@@ -71,14 +71,8 @@ public enum VideoRendition {
         let processLimits = ChildProcessLimits(
             wallClock: settings.timeLimit, cpuSeconds: Int(settings.timeLimit.components.seconds) * 2, addressSpaceBytes: 3 << 30,
             fileSizeBytes: settings.maximumBytes, openFiles: 64, maximumOutputBytes: 1 << 20)
-        do {
-            _ = try LimitedChildProcess.run(tools.ffmpegPath, arguments: arguments(path: path, header: header, output: output, settings: settings),
-                                            limits: processLimits, cancellation: cancellation.helper)
-        } catch .cancelled {
-            throw .cancelled
-        } catch {
-            throw .unreadable(path: path, cause: .helper(error))
-        }
+        _ = try HelperRun.output(of: tools.ffmpegPath, arguments: arguments(path: path, header: header, output: output, settings: settings),
+                                 limits: processLimits, reading: path, cancellation: cancellation.helper)
     }
 
     /// ffmpeg's arguments for the rendition of `path` into `output`.
