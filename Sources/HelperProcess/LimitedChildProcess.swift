@@ -54,13 +54,12 @@ public enum LimitedChildProcess {
         var reading = OutputReading(output: output[0], errors: errors[0], limit: limits.maximumOutputBytes)
         let stop = reading.readUntilExit(of: pid, deadline: Deadline(after: limits.wallClock))
         if stop != nil { kill(-pid, SIGKILL) }
-        // The child is a zombie until reaped: unregister it first, so a cancel cannot signal a
-        // pid that was handed on.
+        // The child is a zombie until reaped, and its pid stays its own until then: whatever it
+        // spawned goes with it now, and a cancel is unregistered before the pid can be handed on.
         waitUntilExited(pid)
+        kill(-pid, SIGKILL)
         cancellation.end()
         let (status, usage) = reap(pid)
-        // Whatever it spawned goes with it.
-        kill(-pid, SIGKILL)
 
         let text = reading.errorText
         switch stop {

@@ -50,22 +50,44 @@ struct PlayableVideoTests {
     }
 
     @Test func aViewerWhoLeavesStopsTheTranscodeAndLeavesNothingBehind() async throws {
+        // A stand-in for a slow ffmpeg: it starts writing the copy, then takes its time.
+        let tools = try TemporaryDirectory("slow-ffmpeg")
+        let script = try ExecutableScript.write("for a; do out=$a; done\necho started > \"$out\"\nexec sleep 60", named: "ffmpeg", in: tools)
         var configuration = AttachmentStore.Configuration()
-        // Slow enough to be under way when the viewer leaves: the best quality and the largest size.
-        configuration.videos.rendition.quality = 1
-        configuration.videos.rendition.maxPixelSize = 4096
+        configuration.videos.tools.ffmpegPath = script
+        configuration.videos.tools.posterLimits.fileSizeBytes = 1 << 20
+        configuration.videos.rendition.maximumBytes = 1 << 20
         let fixture = try await StoreFixture(configuration: configuration)
         let note = try await fixture.store.createNote(title: "left")
         let clip = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
         let viewer = Task { try await fixture.store.playableVideo(for: clip.id) }
         let partial = { Self.renditionFiles(of: fixture).contains { $0.contains(".part-") } }
-        for _ in 0..<400 where !partial() { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !partial() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(partial(), "ffmpeg was writing the copy")
+        let left = ContinuousClock.now
         viewer.cancel()
         await #expect(throws: CancellationError.self) { try await viewer.value }
+        #expect(ContinuousClock.now - left < .seconds(10), "the transcode stopped when the viewer left")
         #expect(Self.renditionFiles(of: fixture).isEmpty, "\(Self.renditionFiles(of: fixture))")
-        // The next viewer gets a whole copy.
-        #expect(try await fixture.store.playableVideo(for: clip.id).byteCount > 0)
+        // The next viewer, with the real ffmpeg, gets a whole copy.
+        let reopened = try await fixture.reopen { $0.videos = VideoConfiguration() }
+        #expect(try await reopened.playableVideo(for: clip.id).byteCount > 0)
+    }
+
+    @Test(arguments: ["clip-h264.mp4", "clip-hevc.mov"])
+    func aClipLongerThanTheLimitIsCutThereWhetherCopiedOrTranscoded(_ name: String) async throws {
+        // The limit stands for the 15 minutes a ten-hour clip is cut to: one second of these clips.
+        var configuration = AttachmentStore.Configuration()
+        configuration.videos.rendition.maximumDuration = .seconds(1)
+        let fixture = try await StoreFixture(configuration: configuration)
+        let note = try await fixture.store.createNote(title: "long")
+        let clip = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip(name))
+        let copy = try await fixture.store.playableVideo(for: clip.id)
+        let outcome = try await ChildProcess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", copy.path])
+        let seconds = try #require(Double(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(seconds > 0.5 && seconds < 1.5, "\(seconds) s")
+        #expect(try await fixture.store.attachment(clip.id).image?.durationMilliseconds ?? 0 > 2_000, "the original keeps its length")
     }
 
     @Test func theBudgetRemovesPlayableCopiesBeforeAnyOriginal() async throws {

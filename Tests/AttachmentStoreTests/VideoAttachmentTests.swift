@@ -115,3 +115,32 @@ struct DocumentAttachmentTests {
         #expect(try await fixture.store.verify().isClean)
     }
 }
+
+/// A peer's word about a video's frame, turn and playing time counts only while the bytes are
+/// not here: for content this store holds, its own ffprobe facts are recorded.
+@Suite("A peer's facts about a video held here")
+struct PeerVideoFactsTests {
+    @Test func aPeersRecordOfContentHeldHereTakesTheFactsFoundInTheBytes() async throws {
+        let fixture = try await StoreFixture()
+        let store = fixture.store
+        let note = try await store.createNote(title: "held here")
+        let held = try await store.addAttachment(to: note.id, fromFile: try Corpus.file("video/clip-hevc.mov"))
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        let stamp = ClockStamp(rawValue: String(format: "%013lld-000000-liar", Int64(date.timeIntervalSince1970 * 1000)))
+        let peerNote = NoteID(rawValue: "00000000-0000-4000-8000-000000000001")
+        // The same bytes, claimed to be a tiny photo-like frame, unturned, an hour long.
+        let lie = Attachment(id: AttachmentID(rawValue: "00000000-0000-4000-9000-000000000001"), noteID: peerNote, position: 0,
+                             blobHash: held.blobHash, byteCount: held.byteCount, mediaType: "video/mp4", filename: "lie.mov",
+                             image: .init(width: 16, height: 16, orientation: 1, durationMilliseconds: 3_600_000),
+                             metadata: [:], createdAt: date, updatedAt: date, state: .remote)
+        let batch = SyncBatch(peerID: "liar", changes: [
+            .note(.init(Note(id: peerNote, title: "the liar's note", body: "", createdAt: date, updatedAt: date), clock: stamp)),
+            .attachment(.init(lie, clock: stamp)),
+        ], nextSequence: 2, hasMore: false)
+        _ = try await store.apply(batch, pulledFrom: "http://liar")
+        let recorded = try await store.attachment(lie.id)
+        #expect(recorded.mediaType == "video/quicktime")
+        #expect(recorded.image == held.image)
+        #expect((try await store.thumbnail(for: lie.id)).height == 200, "the poster stands upright, as the bytes say")
+    }
+}

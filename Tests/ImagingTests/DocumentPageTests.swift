@@ -68,11 +68,7 @@ struct DocumentPageTests {
 
     @Test func aDrawingThatNeverEndsIsStoppedAtItsTimeLimit() async throws {
         let directory = try TemporaryDirectory("pdf-loop")
-        let script = directory.appending("pdftoppm").path(percentEncoded: false)
-        let fd = open(script, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o755)
-        let text = Array("#!/bin/sh\nwhile :; do :; done\n".utf8)
-        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        let script = try ExecutableScript.write("while :; do :; done", named: "pdftoppm", in: directory)
         let tools = DocumentTools(pdftoppmPath: script, renderLimits: ChildProcessLimits(wallClock: .milliseconds(700)))
         let document = try Self.path("document/three-pages.pdf")
         let started = ContinuousClock.now

@@ -11,20 +11,6 @@ import TestSupport
 struct VideoPosterTests {
     static func path(_ name: String) throws -> String { try Corpus.file(name).path(percentEncoded: false) }
 
-    /// An executable shell script standing in for ffprobe or ffmpeg: a hostile tool answer.
-    static func script(_ body: String, named name: String, in directory: TemporaryDirectory) throws -> String {
-        let path = directory.appending(name).path(percentEncoded: false)
-        // Written through a close-on-exec descriptor: one a program started meanwhile inherited
-        // would make running the script fail with ETXTBSY.
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o755)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let text = Array(("#!/bin/sh\n" + body + "\n").utf8)
-        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == text.count else { throw POSIXError(.EIO) }
-        return path
-    }
-
     /// ffmpeg's own upright frame at `seconds`, scaled by libvips to `size`, as the reference.
     static func reference(of video: String, at seconds: Double, size: Int, in directory: TemporaryDirectory) async throws -> String {
         let frame = directory.appending("frame-\(UUID().uuidString).png").path(percentEncoded: false)
@@ -123,7 +109,7 @@ struct VideoPosterTests {
     @Test func aVideoClaimingMorePixelsThanAPhotoMayHaveIsRefusedBeforeAFrameIsDecoded() async throws {
         let directory = try TemporaryDirectory("claims")
         let claim = #"{"streams":[{"codec_type":"video","codec_name":"h264","width":60000,"height":60000}],"format":{"duration":"3"}}"#
-        let tools = VideoTools(ffprobePath: try Self.script("echo '\(claim)'", named: "ffprobe", in: directory),
+        let tools = VideoTools(ffprobePath: try ExecutableScript.write("echo '\(claim)'", named: "ffprobe", in: directory),
                                ffmpegPath: "/nonexistent/ffmpeg-must-not-run")
         let clip = try Self.path("video/clip-h264.mp4")
         await #expect(throws: ImagingError.tooManyPixels(path: clip, pixels: 3_600_000_000, limit: 100_000_000)) {
@@ -170,7 +156,7 @@ struct VideoPosterTests {
         let directory = try TemporaryDirectory("loop")
         let pidFile = directory.appending("pid").path(percentEncoded: false)
         // A stand-in for ffmpeg stuck in a crafted stream: it spins until it is killed.
-        let tools = VideoTools(ffmpegPath: try Self.script("echo $$ > \(pidFile); while :; do :; done", named: "ffmpeg", in: directory),
+        let tools = VideoTools(ffmpegPath: try ExecutableScript.write("echo $$ > \(pidFile); while :; do :; done", named: "ffmpeg", in: directory),
                                posterLimits: ChildProcessLimits(wallClock: .milliseconds(800), fileSizeBytes: 64))
         let clip = try Self.path("video/clip-h264.mp4")
         let started = ContinuousClock.now
@@ -187,7 +173,7 @@ struct VideoPosterTests {
 
     @Test func cancellingARenderStopsFFmpeg() async throws {
         let directory = try TemporaryDirectory("cancel")
-        let tools = VideoTools(ffmpegPath: try Self.script("sleep 60", named: "ffmpeg", in: directory))
+        let tools = VideoTools(ffmpegPath: try ExecutableScript.write("sleep 60", named: "ffmpeg", in: directory))
         let clip = try Self.path("video/clip-h264.mp4")
         let cancellation = RenderCancellation()
         let started = ContinuousClock.now

@@ -209,11 +209,6 @@ extension AttachmentRecord {
         try db.queryOne("SELECT id FROM attachment WHERE blobHash = ? LIMIT 1", [.text(hash.rawValue)])?.requiredString("id")
     }
 
-    /// The media type recorded for the content `hash` by any attachment of it, if one exists.
-    static func recordedMediaType(of hash: BlobHash, in db: any SQLTransaction) throws -> String? {
-        try db.queryOne("SELECT mediaType FROM attachment WHERE blobHash = ? LIMIT 1", [.text(hash.rawValue)])?.requiredString("mediaType")
-    }
-
     /// Gives every attachment of the content `hash` the media type and picture size its bytes
     /// were found to have (a peer's claim is replaced once the bytes arrive).
     static func setFacts(ofContent hash: BlobHash, mediaType: String, image: Attachment.ImageInfo?, in db: any SQLTransaction) throws {

@@ -209,8 +209,7 @@ extension AttachmentStore {
             lookups.blobWritten(hash, state: .remote)
             newRemoteBlob = true
         }
-        received.mediaType = try Self.mediaType(claimed: received.mediaType, blob: received.blobHash,
-                                                present: lookups.blobState(hash) == .present, in: db)
+        (received.mediaType, received.image) = try Self.facts(claimed: received, present: lookups.blobState(hash) == .present, in: db)
         received.filename = try RecordRules.filename(given: received.filename)  // checked already: its last part
         var record = AttachmentRecord(received, clock: token.clock)
         record.trashedAt = token.trashedAt
@@ -219,15 +218,16 @@ extension AttachmentStore {
         return .applied(newRemoteBlob: newRemoteBlob)
     }
 
-    /// The media type an attachment from a peer is recorded with: the type this store sniffed
-    /// from the bytes when it has them (another attachment shares the blob), else the peer's
-    /// claim when it is a picture type this store reads, else `application/octet-stream`. The
-    /// bytes decide once they arrive (``installDownloaded(_:)``).
-    private static func mediaType(claimed: String, blob: BlobHash, present: Bool, in db: any SQLTransaction) throws -> String {
-        if present, let known = try AttachmentRecord.recordedMediaType(of: blob, in: db) {
-            return known
+    /// The media type and picture facts an attachment from a peer is recorded with: what this
+    /// store found in the bytes when it has them (another attachment shares the blob: a video's
+    /// size and playing time are then ffprobe's, never the peer's word), else the peer's claim
+    /// when it is a picture type this store reads, else `application/octet-stream` without
+    /// facts. The bytes decide once they arrive (``installDownloaded(_:)``).
+    private static func facts(claimed: Attachment, present: Bool, in db: any SQLTransaction) throws -> (String, Attachment.ImageInfo?) {
+        if present, let known = try AttachmentRecord.heldOriginal(claimed.blobHash, in: db) {
+            return (known.mediaType, known.image)
         }
-        return MediaTypeSniffer.hasPicture(claimed) ? claimed : "application/octet-stream"
+        return MediaTypeSniffer.hasPicture(claimed.mediaType) ? (claimed.mediaType, claimed.image) : ("application/octet-stream", nil)
     }
 
     /// Blobs known here only as records: their bytes are on a peer.
