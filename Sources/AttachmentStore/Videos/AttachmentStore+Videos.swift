@@ -3,8 +3,9 @@ import Imaging
 
 extension AttachmentStore {
     /// The copy of a video attachment a browser plays: H.264 and AAC in MP4 with its index at
-    /// the front, at most `VideoRendition.Settings.maxPixelSize` on its longest side and
-    /// `VideoRendition.Settings.maximumDuration` long (``VideoConfiguration/rendition``), upright.
+    /// the front, upright, at most `VideoRendition.Settings.maximumDuration` long
+    /// (``VideoConfiguration/rendition``); a transcoded copy at most its `maxPixelSize` on its
+    /// longest side.
     ///
     /// Made on first request (a clip that is already such a file is copied stream for stream,
     /// in about the time it takes to read it; anything else is transcoded), then kept in
