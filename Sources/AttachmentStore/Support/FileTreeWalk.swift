@@ -21,6 +21,17 @@ enum FileTreeWalk {
         walk(fd, prefix: "", visit)
     }
 
+    /// The regular files under `root` and their apparent sizes (what the derived caches report).
+    static func regularFiles(under root: String) -> (files: Int, bytes: Int64) {
+        var (files, bytes) = (0, Int64(0))
+        visit(root) { _, info in
+            guard (info.st_mode & S_IFMT) == S_IFREG else { return }
+            files += 1
+            bytes += Int64(info.st_size)
+        }
+        return (files, bytes)
+    }
+
     /// Bytes the files under `path` (and `path` itself) occupy on disk, as `du` counts them:
     /// allocated blocks, not apparent sizes.
     static func diskUsage(of path: String) -> Int64 {

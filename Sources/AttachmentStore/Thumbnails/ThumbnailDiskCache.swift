@@ -80,15 +80,7 @@ struct ThumbnailDiskCache: Sendable {
     }
 
     /// Number of cached thumbnails and their bytes (apparent sizes).
-    func usage() -> (files: Int, bytes: Int64) {
-        var (files, bytes) = (0, Int64(0))
-        FileTreeWalk.visit(root) { _, info in
-            guard (info.st_mode & S_IFMT) == S_IFREG else { return }
-            files += 1
-            bytes += Int64(info.st_size)
-        }
-        return (files, bytes)
-    }
+    func usage() -> (files: Int, bytes: Int64) { FileTreeWalk.regularFiles(under: root) }
 
     /// Deletes every cached thumbnail (all versions and settings).
     func removeAll() throws {

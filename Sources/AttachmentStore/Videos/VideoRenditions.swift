@@ -98,15 +98,7 @@ final class VideoRenditions: Sendable {
     }
 
     /// Number of kept copies and their bytes (apparent sizes).
-    func usage() -> (files: Int, bytes: Int64) {
-        var (files, bytes) = (0, Int64(0))
-        FileTreeWalk.visit(root) { _, info in
-            guard (info.st_mode & S_IFMT) == S_IFREG else { return }
-            files += 1
-            bytes += Int64(info.st_size)
-        }
-        return (files, bytes)
-    }
+    func usage() -> (files: Int, bytes: Int64) { FileTreeWalk.regularFiles(under: root) }
 
     /// Deletes every kept copy.
     func removeAll() throws {

@@ -17,11 +17,7 @@ struct ThumbCommand: AsyncParsableCommand {
     var output: String
 
     func run() async throws {
-        // Refused before rendering: Foundation would report only "error 512" after the work.
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw AttachmentStore.Error.invalidArgument("cannot write \(output): Is a directory; -o names the file to write")
-        }
+        try OutputFile.refuseFolder(output)
         let store = try await storeOptions.open()
         let thumbnail = try await store.thumbnail(for: try await store.resolveAttachmentID(attachment), maxPixelSize: size)
         do {

@@ -21,10 +21,7 @@ struct VideoCommand: AsyncParsableCommand {
     var output: String
 
     func run() async throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw AttachmentStore.Error.invalidArgument("cannot write \(output): Is a directory; -o names the file to write")
-        }
+        try OutputFile.refuseFolder(output)
         let store = try await storeOptions.open()
         let started = ContinuousClock.now
         let video = try await store.playableVideo(for: try await store.resolveAttachmentID(attachment))
