@@ -12,6 +12,7 @@ extension ServerError {
     /// | `invalidArgument` | 400 | `invalid_argument` |
     /// | `notAnImage` (the attachment has no thumbnail) | 404 | `not_an_image` |
     /// | `notAVideo` (the attachment has no playable copy) | 404 | `not_a_video` |
+    /// | `notALivePhoto` (the attachment has no clip) | 404 | `not_a_live_photo` |
     /// | `imageUnreadable`, `imageTooLarge` | 422 | `image_unreadable`, `image_too_large` |
     /// | `writeFailed` whose cause is a full disk or quota | 507 | `storage_failed` |
     /// | `writeFailed` for any other cause (permissions, a concurrent writer) | 500 | `storage_failed` |
@@ -43,6 +44,8 @@ extension ServerError {
             self.init(.notFound, code: "not_an_image", message: words)
         case .notAVideo:
             self.init(.notFound, code: "not_a_video", message: words)
+        case .notALivePhoto:
+            self.init(.notFound, code: "not_a_live_photo", message: words)
         case .imageUnreadable:
             self.init(.unprocessableContent, code: "image_unreadable", message: words)
         case .imageTooLarge:

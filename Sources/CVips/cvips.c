@@ -39,6 +39,7 @@ static struct {
     cvips_gtype (*image_get_typeof)(const VipsImage *image, const char *name);
     int (*image_get_int)(const VipsImage *image, const char *name, int *out);
     int (*image_get_string)(const VipsImage *image, const char *name, const char **out);
+    int (*image_get_blob)(const VipsImage *image, const char *name, const void **data, size_t *length);
     int (*image_get_width)(const VipsImage *image);
     int (*image_get_height)(const VipsImage *image);
     int (*image_get_bands)(const VipsImage *image);
@@ -114,6 +115,7 @@ int cvips_start(const char *argv0, char *error, size_t capacity) {
     CVIPS_RESOLVE(image_get_typeof, "vips_image_get_typeof")
     CVIPS_RESOLVE(image_get_int, "vips_image_get_int")
     CVIPS_RESOLVE(image_get_string, "vips_image_get_string")
+    CVIPS_RESOLVE(image_get_blob, "vips_image_get_blob")
     CVIPS_RESOLVE(image_get_width, "vips_image_get_width")
     CVIPS_RESOLVE(image_get_height, "vips_image_get_height")
     CVIPS_RESOLVE(image_get_bands, "vips_image_get_bands")
@@ -181,6 +183,14 @@ const char *cvips_get_string(VipsImage *image, const char *name) {
     if (vips.image_get_typeof(image, name) == 0) return NULL;
     if (vips.image_get_string(image, name, &out) != 0) return NULL;
     return out;
+}
+
+const void *cvips_get_blob(VipsImage *image, const char *name, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (vips.image_get_typeof(image, name) == 0) return NULL;
+    if (vips.image_get_blob(image, name, &data, length) != 0) { *length = 0; return NULL; }
+    return data;
 }
 
 int cvips_width(VipsImage *image) { return vips.image_get_width(image); }

@@ -11,17 +11,48 @@ public enum BlobHashColumns {
         public let column: String
         /// The column that tells the row apart (its key).
         public let rowKey: String
+        /// Whether the column may be NULL (it names no blob then).
+        public var optional = false
     }
 
-    /// Every column holding a blob hash: `blob.hash`, `attachment.blobHash`,
+    /// The columns migration `v10` made the catalog check: `blob.hash`, `attachment.blobHash`,
     /// `imageEntry.blobHash`, `blobContent.hash`, `blobLease.hash`.
-    public static let all: [Column] = [
+    static let v10: [Column] = [
         Column(table: "blob", column: "hash", rowKey: "hash"),
         Column(table: "attachment", column: "blobHash", rowKey: "id"),
         Column(table: "imageEntry", column: "blobHash", rowKey: "key"),
         Column(table: "blobContent", column: "hash", rowKey: "hash"),
         Column(table: "blobLease", column: "hash", rowKey: "holder"),
     ]
+
+    /// An attachment's second original, the clip of a Live Photo (`v22`; NULL for others).
+    static let motion = Column(table: "attachment", column: "motionHash", rowKey: "id", optional: true)
+
+    /// Every column holding a blob hash: those of ``v10`` and ``motion``.
+    public static let all: [Column] = v10 + [motion]
+
+    /// The statements that make the catalog refuse a malformed hash in `hashColumn`: what `v10`
+    /// ran for its columns and `v22` for ``motion``.
+    static func checkStatements(_ hashColumn: Column, _ dialect: SQLDialect) -> [String] {
+        let (table, column) = (hashColumn.table, hashColumn.column)
+        let name = "\(table)_\(column)_is_sha256"
+        let present = hashColumn.optional ? "NEW.\(column) IS NOT NULL AND " : ""
+        switch dialect {
+        case .sqlite:
+            // SQLite cannot add a CHECK to a table: triggers refuse the row instead (a
+            // later migration that rebuilds one of these tables must make them again).
+            return ["INSERT", "UPDATE OF \(column)"].map { event in
+                """
+                CREATE TRIGGER \(name)_\(event.prefix(6).lowercased()) BEFORE \(event) ON \(table)
+                    WHEN \(present)\(isMalformed("NEW.\(column)", .sqlite))
+                BEGIN SELECT RAISE(ABORT, '\(table).\(column) must be 64 lowercase hexadecimal digits'); END
+                """
+            }
+        case .postgres:
+            let check = "NOT \(isMalformed(column, .postgres))"
+            return ["ALTER TABLE \(table) ADD CONSTRAINT \(name) CHECK (\(hashColumn.optional ? "\(column) IS NULL OR \(check)" : check))"]
+        }
+    }
 
     /// SQL that is true when `expression` is not 64 lowercase hexadecimal digits. SQLite has no
     /// regular expressions: a text of 64 characters, none left once the hex digits are trimmed
@@ -39,11 +70,16 @@ public enum BlobHashColumns {
     /// columns `tablename`, `columnname`, `rowkey`, `found` (read them with
     /// ``Malformed/init(row:)``).
     public static func malformedQuery(_ dialect: SQLDialect, limit: Int = 100) -> String {
-        all.map { column in
+        malformedQuery(all, dialect, limit: limit)
+    }
+
+    /// ``malformedQuery(_:limit:)`` over `columns` only (a catalog of an older version has fewer).
+    static func malformedQuery(_ columns: [Column], _ dialect: SQLDialect, limit: Int) -> String {
+        columns.map { column in
             """
             SELECT '\(column.table)' AS tablename, '\(column.column)' AS columnname,
                    CAST(\(column.rowKey) AS TEXT) AS rowkey, CAST(\(column.column) AS TEXT) AS found
-            FROM \(column.table) WHERE \(isMalformed(column.column, dialect))
+            FROM \(column.table) WHERE \(column.optional ? "\(column.column) IS NOT NULL AND " : "")\(isMalformed(column.column, dialect))
             """
         }.joined(separator: "\nUNION ALL\n") + "\nLIMIT \(limit)"
     }
@@ -98,6 +134,11 @@ public enum BlobHashColumns {
     /// Runs ``malformedQuery(_:limit:)`` in `transaction`.
     /// - Throws: ``SQLDatabaseError`` from the database, ``SQLDecodingError``.
     public static func malformed(in transaction: any SQLTransaction, _ dialect: SQLDialect, limit: Int = 100) throws -> [Malformed] {
-        try transaction.query(malformedQuery(dialect, limit: limit), []).map { row throws in try Malformed(row: row) }
+        try malformed(all, in: transaction, dialect, limit: limit)
+    }
+
+    /// ``malformed(in:_:limit:)`` over `columns` only.
+    static func malformed(_ columns: [Column], in transaction: any SQLTransaction, _ dialect: SQLDialect, limit: Int) throws -> [Malformed] {
+        try transaction.query(malformedQuery(columns, dialect, limit: limit), []).map { row throws in try Malformed(row: row) }
     }
 }

@@ -37,11 +37,41 @@ public enum CatalogTally {
                blobShare: { row in "CASE WHEN \(row).state = '\(state)' THEN \(bytes ? "\(row).byteCount" : "1") ELSE 0 END" })
     }
 
-    /// The records a blob's `referenceCount` counts: its attachments and image entries.
-    static let references = "SELECT blobHash FROM attachment UNION ALL SELECT blobHash FROM imageEntry"
+    /// The columns whose hash counts as a reference to a blob, as a catalog of a version has
+    /// them: `v19` counted attachments' and image entries' `blobHash`; `v22` added an
+    /// attachment's second original, the clip of a Live Photo (`motionHash`, NULL for others).
+    /// Each migration generates its statements from the columns its catalog has.
+    enum ReferenceColumns {
+        case v19, current
+
+        /// `(table, column)` pairs, in order.
+        var columns: [(table: String, column: String)] {
+            switch self {
+            case .v19: [("attachment", "blobHash"), ("imageEntry", "blobHash")]
+            case .current: [("attachment", "blobHash"), ("attachment", "motionHash"), ("imageEntry", "blobHash")]
+            }
+        }
+
+        /// The columns of `table`.
+        func columns(of table: String) -> [String] { columns.filter { $0.table == table }.map(\.column) }
+
+        /// Every reference, one row each, its hash as column `blobHash` (a blob named twice counts twice).
+        var query: String {
+            columns.map { $0.column == "blobHash" ? "SELECT blobHash FROM \($0.table)" : "SELECT \($0.column) AS blobHash FROM \($0.table) WHERE \($0.column) IS NOT NULL" }
+                .joined(separator: " UNION ALL ")
+        }
+
+        /// How many references name the blob row of the enclosing query.
+        var recount: String {
+            "(" + columns.map { "(SELECT COUNT(*) FROM \($0.table) WHERE \($0.table).\($0.column) = blob.hash)" }.joined(separator: " + ") + ")"
+        }
+    }
 
     /// Every figure, in the order of ``readQuery``'s columns.
-    public static let figures: [Figure] = [
+    public static let figures: [Figure] = figures(.current)
+
+    /// The figures as a catalog with `references` counts them.
+    static func figures(_ references: ReferenceColumns) -> [Figure] { [
         rows("notes", of: "note"),
         rows("attachments", of: "attachment"),
         rows("imageKeys", of: "imageEntry"),
@@ -52,13 +82,13 @@ public enum CatalogTally {
         blobs("damagedBlobs", in: "damaged"),
         // Bytes of every reference (a blob named twice counts twice) …
         Figure(column: "referencedBytes",
-               recount: "SELECT COALESCE(SUM(blob.byteCount), 0) FROM (\(references)) AS reference JOIN blob ON blob.hash = reference.blobHash",
+               recount: "SELECT COALESCE(SUM(blob.byteCount), 0) FROM (\(references.query)) AS reference JOIN blob ON blob.hash = reference.blobHash",
                blobShare: { row in "\(row).referenceCount * \(row).byteCount" }),
         // … and of every blob something references (once): the difference is what deduplication saved.
         Figure(column: "distinctReferencedBytes",
-               recount: "SELECT COALESCE(SUM(byteCount), 0) FROM blob WHERE hash IN (\(references))",
+               recount: "SELECT COALESCE(SUM(byteCount), 0) FROM blob WHERE hash IN (\(references.query))",
                blobShare: { row in "CASE WHEN \(row).referenceCount > 0 THEN \(row).byteCount ELSE 0 END" }),
-    ]
+    ] }
 
     /// One row holding every figure, summed over the tally's rows (columns as ``figures``).
     public static let readQuery = "SELECT " + figures.map { "CAST(COALESCE(SUM(\($0.column)), 0) AS BIGINT) AS \($0.column)" }
@@ -72,14 +102,8 @@ public enum CatalogTally {
     /// A query of the blobs whose `referenceCount` is not what their records say (column
     /// `hash`), at most `limit`; it reads the whole catalog.
     public static func miscountedBlobsQuery(limit: Int) -> String {
-        "SELECT hash FROM blob WHERE referenceCount <> (\(referenceRecount)) LIMIT \(limit)"
+        "SELECT hash FROM blob WHERE referenceCount <> \(ReferenceColumns.current.recount) LIMIT \(limit)"
     }
-
-    /// How many records name the blob row of the enclosing query.
-    private static let referenceRecount = """
-        (SELECT COUNT(*) FROM attachment WHERE attachment.blobHash = blob.hash) \
-        + (SELECT COUNT(*) FROM imageEntry WHERE imageEntry.blobHash = blob.hash)
-        """
 
     /// Columns the triggers keep, which a copy of a catalog's rows into another must leave out
     /// (the copy's triggers count them again): by table.
@@ -87,9 +111,13 @@ public enum CatalogTally {
 
     /// Statements that set every blob's `referenceCount` and the tally to what the records say
     /// (run after the triggers exist: what they add meanwhile is replaced).
-    public static func rebuildStatements(_ dialect: SQLDialect) -> [String] {
-        let refcounts = "UPDATE blob SET referenceCount = \(referenceRecount) WHERE referenceCount <> \(referenceRecount)"
-        let assignments = figures.map { "\($0.column) = (\($0.recount))" }.joined(separator: ", ")
+    public static func rebuildStatements(_ dialect: SQLDialect) -> [String] { rebuildStatements(dialect, .current) }
+
+    /// ``rebuildStatements(_:)`` for a catalog with `references`.
+    static func rebuildStatements(_ dialect: SQLDialect, _ references: ReferenceColumns) -> [String] {
+        let recount = references.recount
+        let refcounts = "UPDATE blob SET referenceCount = \(recount) WHERE referenceCount <> \(recount)"
+        let assignments = figures(references).map { "\($0.column) = (\($0.recount))" }.joined(separator: ", ")
         switch dialect {
         case .sqlite:
             return [refcounts, "DELETE FROM catalogTally WHERE id <> 0", "UPDATE catalogTally SET \(assignments) WHERE id = 0"]
@@ -112,7 +140,19 @@ public enum CatalogTally {
             "CREATE TABLE catalogTally (\(key), \(columns))",
             "INSERT INTO catalogTally (id) VALUES (0)",
             "CREATE INDEX blob_unreferenced ON blob(hash) WHERE referenceCount = 0",
-        ] + triggers(dialect) + rebuildStatements(dialect)
+        ] + triggers(dialect, .v19) + rebuildStatements(dialect, .v19)
+    }
+
+    // MARK: - Migration v22
+
+    /// Migration `v22`'s statements, after the `motionHash` column exists: an attachment's
+    /// triggers made again to count its second original too, then ``rebuildStatements(_:)``.
+    static func motionMigrationStatements(_ dialect: SQLDialect) -> [String] {
+        let drop = switch dialect {
+        case .sqlite: ["insert", "delete", "update"].map { "DROP TRIGGER attachment_tally_\($0)" }
+        case .postgres: ["DROP TRIGGER attachment_tally ON attachment", "DROP FUNCTION attachment_tally()"]
+        }
+        return drop + referrerTriggers(dialect, .current, tables: ["attachment"]) + rebuildStatements(dialect, .current)
     }
 
     /// `change` as a statement: each `(column, expression)` added to the tally.
@@ -138,20 +178,30 @@ public enum CatalogTally {
     /// The records that name a blob, with the figure each counts in.
     private static let referrers = [(table: "attachment", figure: "attachments"), (table: "imageEntry", figure: "imageKeys")]
 
-    /// A blob's `referenceCount` moved by `step` (`+ 1`, `- 1`) for the record `row` (`NEW`, `OLD`).
-    private static func moveReference(_ row: String, _ step: String) -> String {
-        "UPDATE blob SET referenceCount = referenceCount \(step) WHERE hash = \(row).blobHash"
+    /// The blobs' `referenceCount` moved by `step` (`+ 1`, `- 1`) for each hash column of the
+    /// record `row` (`NEW`, `OLD`) of `table` (a NULL hash names no blob and moves nothing).
+    private static func moveReferences(_ row: String, _ step: String, _ table: String, _ references: ReferenceColumns) -> String {
+        references.columns(of: table).map { "UPDATE blob SET referenceCount = referenceCount \(step) WHERE hash = \(row).\($0)" }
+            .joined(separator: "; ")
+    }
+
+    /// SQL true when a hash column of `table` differs between `OLD` and `NEW` (NULLs compared as values).
+    private static func referencesChanged(_ table: String, _ references: ReferenceColumns, _ dialect: SQLDialect) -> String {
+        references.columns(of: table).map { column in
+            column == "blobHash" ? "OLD.blobHash <> NEW.blobHash" : dialect == .sqlite ? "OLD.\(column) IS NOT NEW.\(column)" : "OLD.\(column) IS DISTINCT FROM NEW.\(column)"
+        }.joined(separator: " OR ")
     }
 
     /// The triggers: a note counts itself; an attachment or image entry counts itself and moves
-    /// its blob's `referenceCount`; a blob row adds its share of each figure, less the share its
+    /// its blobs' `referenceCount`; a blob row adds its share of each figure, less the share its
     /// old version had.
-    private static func triggers(_ dialect: SQLDialect) -> [String] {
+    private static func triggers(_ dialect: SQLDialect, _ references: ReferenceColumns) -> [String] {
         let blobColumnsWatched = "state, byteCount, referenceCount"
         let blobChanged = "OLD.state <> NEW.state OR OLD.byteCount <> NEW.byteCount OR OLD.referenceCount <> NEW.referenceCount"
+        let statements: [String]
         switch dialect {
         case .sqlite:
-            var statements = [
+            statements = [
                 "CREATE TRIGGER note_tally_insert AFTER INSERT ON note BEGIN \(add([("notes", "1")], .sqlite)); END",
                 "CREATE TRIGGER note_tally_delete AFTER DELETE ON note BEGIN \(add([("notes", "-1")], .sqlite)); END",
                 "CREATE TRIGGER blob_tally_insert AFTER INSERT ON blob BEGIN \(add(blobChange(new: true, old: false), .sqlite)); END",
@@ -161,17 +211,6 @@ public enum CatalogTally {
                 BEGIN \(add(blobChange(new: true, old: true), .sqlite)); END
                 """,
             ]
-            for (table, figure) in referrers {
-                statements += [
-                    "CREATE TRIGGER \(table)_tally_insert AFTER INSERT ON \(table) BEGIN \(moveReference("NEW", "+ 1")); \(add([(figure, "1")], .sqlite)); END",
-                    "CREATE TRIGGER \(table)_tally_delete AFTER DELETE ON \(table) BEGIN \(moveReference("OLD", "- 1")); \(add([(figure, "-1")], .sqlite)); END",
-                    """
-                    CREATE TRIGGER \(table)_tally_update AFTER UPDATE OF blobHash ON \(table) WHEN OLD.blobHash <> NEW.blobHash
-                    BEGIN \(moveReference("OLD", "- 1")); \(moveReference("NEW", "+ 1")); END
-                    """,
-                ]
-            }
-            return statements
         case .postgres:
             let foldKey = "hashtextextended('attachmentstore.tally.' || current_schema(), 0)"
             let fold = """
@@ -186,25 +225,11 @@ public enum CatalogTally {
                 END
                 $fold$
                 """
-            /// A trigger function running `body` (statements that may set `delta`), then a fold
-            /// when `delta` is a multiple of 1,024.
-            func function(_ name: String, _ body: String) -> String {
-                """
-                CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $tally$
-                DECLARE delta bigint;
-                BEGIN
-                    \(body)
-                    IF delta % 1024 = 0 THEN PERFORM catalog_tally_fold(); END IF;
-                    RETURN NULL;
-                END
-                $tally$
-                """
-            }
-            var statements = [
+            statements = [
                 fold,
-                function("note_tally", "\(add([("notes", "CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END")], .postgres));"),
+                postgresFunction("note_tally", "\(add([("notes", "CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END")], .postgres));"),
                 "CREATE TRIGGER note_tally AFTER INSERT OR DELETE ON note FOR EACH ROW EXECUTE FUNCTION note_tally()",
-                function("blob_tally", """
+                postgresFunction("blob_tally", """
                     IF TG_OP = 'INSERT' THEN \(add(blobChange(new: true, old: false), .postgres));
                         ELSIF TG_OP = 'DELETE' THEN \(add(blobChange(new: false, old: true), .postgres));
                         ELSIF \(blobChanged) THEN \(add(blobChange(new: true, old: true), .postgres));
@@ -212,18 +237,54 @@ public enum CatalogTally {
                     """),
                 "CREATE TRIGGER blob_tally AFTER INSERT OR DELETE OR UPDATE OF \(blobColumnsWatched) ON blob FOR EACH ROW EXECUTE FUNCTION blob_tally()",
             ]
-            for (table, figure) in referrers {
-                statements += [
-                    function("\(table.lowercased())_tally", """
-                        IF TG_OP = 'INSERT' THEN \(moveReference("NEW", "+ 1")); \(add([(figure, "1")], .postgres));
-                            ELSIF TG_OP = 'DELETE' THEN \(moveReference("OLD", "- 1")); \(add([(figure, "-1")], .postgres));
-                            ELSIF OLD.blobHash <> NEW.blobHash THEN \(moveReference("OLD", "- 1")); \(moveReference("NEW", "+ 1"));
+        }
+        return statements + referrerTriggers(dialect, references, tables: referrers.map(\.table))
+    }
+
+    /// The triggers of the records that name blobs (`tables`, of ``referrers``): each counts
+    /// itself in its figure and moves the `referenceCount` of every blob its hash columns name.
+    private static func referrerTriggers(_ dialect: SQLDialect, _ references: ReferenceColumns, tables: [String]) -> [String] {
+        referrers.filter { tables.contains($0.table) }.flatMap { table, figure -> [String] in
+            let watched = references.columns(of: table).joined(separator: ", ")
+            let changed = referencesChanged(table, references, dialect)
+            let (added, removed) = (moveReferences("NEW", "+ 1", table, references), moveReferences("OLD", "- 1", table, references))
+            switch dialect {
+            case .sqlite:
+                return [
+                    "CREATE TRIGGER \(table)_tally_insert AFTER INSERT ON \(table) BEGIN \(added); \(add([(figure, "1")], .sqlite)); END",
+                    "CREATE TRIGGER \(table)_tally_delete AFTER DELETE ON \(table) BEGIN \(removed); \(add([(figure, "-1")], .sqlite)); END",
+                    """
+                    CREATE TRIGGER \(table)_tally_update AFTER UPDATE OF \(watched) ON \(table) WHEN \(changed)
+                    BEGIN \(removed); \(added); END
+                    """,
+                ]
+            case .postgres:
+                let name = "\(table.lowercased())_tally"
+                return [
+                    postgresFunction(name, """
+                        IF TG_OP = 'INSERT' THEN \(added); \(add([(figure, "1")], .postgres));
+                            ELSIF TG_OP = 'DELETE' THEN \(removed); \(add([(figure, "-1")], .postgres));
+                            ELSIF \(changed) THEN \(removed); \(added);
                             END IF;
                         """),
-                    "CREATE TRIGGER \(table.lowercased())_tally AFTER INSERT OR DELETE OR UPDATE OF blobHash ON \(table) FOR EACH ROW EXECUTE FUNCTION \(table.lowercased())_tally()",
+                    "CREATE TRIGGER \(name) AFTER INSERT OR DELETE OR UPDATE OF \(watched) ON \(table) FOR EACH ROW EXECUTE FUNCTION \(name)()",
                 ]
             }
-            return statements
         }
+    }
+
+    /// A PostgreSQL trigger function running `body` (statements that may set `delta`), then a
+    /// fold when `delta` is a multiple of 1,024.
+    private static func postgresFunction(_ name: String, _ body: String) -> String {
+        """
+        CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $tally$
+        DECLARE delta bigint;
+        BEGIN
+            \(body)
+            IF delta % 1024 = 0 THEN PERFORM catalog_tally_fold(); END IF;
+            RETURN NULL;
+        END
+        $tally$
+        """
     }
 }

@@ -137,26 +137,9 @@ public enum SharedCatalogMigrations {
             // A hash is a file's name: one a tampered catalog or backup holds (`../../.bashrc`)
             // must never pass. A row already here that is not a hash is refused, not carried over:
             // the migration fails naming it, so nothing opens the catalog to act on it.
-            try BlobHashColumns.malformed(in: transaction, dialect, limit: 10).map(\.description)
+            try BlobHashColumns.malformed(BlobHashColumns.v10, in: transaction, dialect, limit: 10).map(\.description)
         }) { dialect in
-            BlobHashColumns.all.flatMap { hashColumn in
-                let (table, column) = (hashColumn.table, hashColumn.column)
-                let name = "\(table)_\(column)_is_sha256"
-                switch dialect {
-                case .sqlite:
-                    // SQLite cannot add a CHECK to a table: triggers refuse the row instead (a
-                    // later migration that rebuilds one of these tables must make them again).
-                    return ["INSERT", "UPDATE OF \(column)"].map { event in
-                        """
-                        CREATE TRIGGER \(name)_\(event.prefix(6).lowercased()) BEFORE \(event) ON \(table)
-                            WHEN \(BlobHashColumns.isMalformed("NEW.\(column)", .sqlite))
-                        BEGIN SELECT RAISE(ABORT, '\(table).\(column) must be 64 lowercase hexadecimal digits'); END
-                        """
-                    }
-                case .postgres:
-                    return ["ALTER TABLE \(table) ADD CONSTRAINT \(name) CHECK (NOT \(BlobHashColumns.isMalformed(column, .postgres)))"]
-                }
-            }
+            BlobHashColumns.v10.flatMap { BlobHashColumns.checkStatements($0, dialect) }
         },
         Migration(id: "v11: earlier versions of notes kept") { _ in
             // A note's earlier titles and bodies: the version an edit (local, or a peer's that
@@ -274,6 +257,21 @@ public enum SharedCatalogMigrations {
             // until the bytes arrive): milliseconds, pages; NULL for anything else.
             ["ALTER TABLE attachment ADD COLUMN durationMilliseconds \(dialect == .postgres ? "BIGINT" : "INTEGER")",
              "ALTER TABLE attachment ADD COLUMN pageCount \(dialect == .postgres ? "BIGINT" : "INTEGER")"]
+        },
+        Migration(id: "v22: a Live Photo, a still and its clip, is one attachment") { dialect in
+            // The clip is the attachment's second original: its hash (a reference like
+            // `blobHash`, checked and counted the same way), type, name and playing time; NULL
+            // for every other attachment. `contentIdentifier` is the identifier the phone gave
+            // both halves, by which the second half finds the first in its note.
+            let integer = dialect == .postgres ? "BIGINT" : "INTEGER"
+            return [
+                "ALTER TABLE attachment ADD COLUMN motionHash TEXT REFERENCES blob(hash) ON DELETE RESTRICT",
+                "ALTER TABLE attachment ADD COLUMN motionMediaType TEXT",
+                "ALTER TABLE attachment ADD COLUMN motionFilename TEXT",
+                "ALTER TABLE attachment ADD COLUMN motionDurationMilliseconds \(integer)",
+                "ALTER TABLE attachment ADD COLUMN contentIdentifier TEXT",
+                "CREATE INDEX attachment_on_motionHash ON attachment(motionHash) WHERE motionHash IS NOT NULL",
+            ] + BlobHashColumns.checkStatements(BlobHashColumns.motion, dialect) + CatalogTally.motionMigrationStatements(dialect)
         },
     ]
 

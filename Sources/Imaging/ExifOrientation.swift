@@ -48,10 +48,18 @@ struct TIFFBlock {
         }
     }
 
+    /// A block whose byte order is known from elsewhere (a maker note says it after a header).
+    init(bytes: [UInt8], littleEndian: Bool) {
+        self.bytes = bytes
+        self.littleEndian = littleEndian
+    }
+
     /// One IFD entry whose value lies inside the block.
     struct Entry {
         let format: UInt16
         let valueOffset: Int
+        /// The bytes its values take, all inside the block.
+        let byteCount: Int
     }
 
     func short(at offset: Int) -> UInt16? {
@@ -90,7 +98,7 @@ struct TIFFBlock {
             guard size > 0 else { continue }
             let valueOffset = size > 4 ? Int(long(at: entry + 8) ?? UInt32.max) : entry + 8
             guard valueOffset + size <= bytes.count else { continue }
-            return Entry(format: format, valueOffset: valueOffset)
+            return Entry(format: format, valueOffset: valueOffset, byteCount: size)
         }
         return nil
     }

@@ -16,10 +16,14 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     public var bands: Int
     /// Bytes per channel (1 for 8-bit, 2 for 16-bit, 4 for float).
     public var bytesPerBand: Int
+    /// The Live Photo identifier in the EXIF's Apple maker note (``LivePhotoIdentifier``), when
+    /// the still of a Live Photo carries one.
+    public var contentIdentifier: String?
 
     /// Creates a header value.
     public init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, frameCount: Int,
-                bands: Int = 3, bytesPerBand: Int = 1) {
+                bands: Int = 3, bytesPerBand: Int = 1, contentIdentifier: String? = nil) {
+        self.contentIdentifier = contentIdentifier
         self.format = format
         self.width = width
         self.height = height

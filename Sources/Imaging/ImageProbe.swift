@@ -70,7 +70,16 @@ public enum ImageProbe {
             hasAlpha: cvips_has_alpha(image) != 0,
             frameCount: max(1, Int(cvips_page_count(image))),
             bands: Int(cvips_bands(image)),
-            bytesPerBand: max(1, Int(cvips_bytes_per_band(image)))
+            bytesPerBand: max(1, Int(cvips_bytes_per_band(image))),
+            contentIdentifier: exifBlock(of: image).flatMap(LivePhotoIdentifier.reading(inEXIF:))
         )
+    }
+
+    /// The image's `exif-data` blob, when it has one of at most 1 MiB (a JPEG's APP1 holds at
+    /// most 64 KiB; a HEIF's is no larger in practice).
+    private static func exifBlock(of image: OpaquePointer) -> [UInt8]? {
+        var length = 0
+        guard let data = cvips_get_blob(image, "exif-data", &length), (1...(1 << 20)).contains(length) else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
     }
 }

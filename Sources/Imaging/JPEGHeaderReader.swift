@@ -36,6 +36,7 @@ package enum JPEGHeaderReader {
         var frame: Frame?
         var orientation = 1  // what libvips reads when there is no EXIF
         var exifSeen = false
+        var contentIdentifier: String?
         for _ in 0..<maxMarkers {
             // libjpeg skips stray bytes before a marker with a warning; the reader steps aside.
             guard offset < maxHeaderBytes, let prefix = source.bytes(at: offset, count: 2), prefix[0] == 0xFF else { return nil }
@@ -58,6 +59,7 @@ package enum JPEGHeaderReader {
                 if !exifSeen, bodyLength > 4, let head = source.bytes(at: body, count: 4), head == Array("Exif".utf8) {
                     guard let data = source.bytes(at: body, count: bodyLength) else { return nil }
                     exifSeen = true
+                    contentIdentifier = LivePhotoIdentifier.reading(inEXIF: data)
                     switch ExifOrientation.reading(inAPP1: data) {
                     case .absent: break
                     case .orientation(let value): orientation = value
@@ -79,7 +81,7 @@ package enum JPEGHeaderReader {
                 guard let frame, let data = source.bytes(at: body, count: bodyLength), frame.acceptsScan(data) else { return nil }
                 return ImageHeader(format: .jpeg, width: frame.width, height: frame.height,
                                    orientation: orientation, hasAlpha: false, frameCount: 1,
-                                   bands: frame.components.count, bytesPerBand: 1)
+                                   bands: frame.components.count, bytesPerBand: 1, contentIdentifier: contentIdentifier)
             default:  // other frames, DAC, DNL, EOI, RSTn, a second SOI, reserved: libvips decides
                 return nil
             }

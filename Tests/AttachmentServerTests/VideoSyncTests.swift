@@ -19,25 +19,11 @@ struct VideoSyncTests {
         let recorded = try await peerStore.addAttachment(to: note.id, fromFile: clip)
 
         try await LiveServerTests.serve(peer) { port, _ in
-            let peerURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
-            let local = try TemporaryDirectory("video-sync")
-            let peers = [Peer(url: peerURL)]
-            let fetcher = BlobFetcher(peers: peers)
-            var configuration = AttachmentStore.Configuration()
-            configuration.remoteBlobSource = fetcher
-            let store = try await AttachmentStore.create(at: local.appending("store"), configuration: configuration)
-            var sync = PeerSyncService.Configuration(peers: peers)
-            sync.interval = .milliseconds(200)
-            sync.fetchMode = .thumbnails
-            let service = PeerSyncService(store: store, fetcher: fetcher, configuration: sync)
-            let syncing = Task { try await service.run() }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                if let arrived = try? await store.attachment(recorded.id), await store.hasCachedThumbnail(for: arrived) { break }
-                try await Task.sleep(for: .milliseconds(100))
+            let (store, folder) = try await SyncingStore.pulling(fromPort: port, label: "video-sync", fetchMode: .thumbnails) { store in
+                guard let arrived = try? await store.attachment(recorded.id) else { return false }
+                return await store.hasCachedThumbnail(for: arrived)
             }
-            syncing.cancel()
-            _ = await syncing.result
+            defer { _ = folder }
 
             let arrived = try await store.attachment(recorded.id)
             #expect(arrived.mediaType == "video/quicktime")

@@ -22,11 +22,39 @@ struct SyncChangeValidationTests {
     }
 
     static func token(position: Int = 0, byteCount: Int64 = 10, mediaType: String = "image/jpeg", filename: String = "a.jpg",
-                      image: StoredAttachment.ImageInfo? = nil, metadata: [String: String] = [:]) -> SyncChange {
+                      image: StoredAttachment.ImageInfo? = nil, metadata: [String: String] = [:],
+                      motion: StoredAttachment.Motion? = nil, contentIdentifier: String? = nil) -> SyncChange {
         .attachment(.init(StoredAttachment(id: AttachmentID(rawValue: attachmentID), noteID: NoteID(rawValue: noteID), position: position,
                                            blobHash: BlobHash(rawValue: String(repeating: "a", count: 64))!, byteCount: byteCount,
                                            mediaType: mediaType, filename: filename, image: image, metadata: metadata,
-                                           createdAt: date, updatedAt: date, state: .remote), clock: clock))
+                                           createdAt: date, updatedAt: date, state: .remote, motion: motion,
+                                           contentIdentifier: contentIdentifier), clock: clock))
+    }
+
+    /// A Live Photo's clip as a peer might describe it.
+    static func motion(byteCount: Int64 = 10, mediaType: String = "video/quicktime", filename: String = "IMG_0001.MOV",
+                       durationMilliseconds: Int? = 2_500) -> StoredAttachment.Motion {
+        .init(blobHash: BlobHash(rawValue: String(repeating: "b", count: 64))!, byteCount: byteCount, mediaType: mediaType,
+              filename: filename, durationMilliseconds: durationMilliseconds, state: .present)
+    }
+
+    @Test("a Live Photo's clip from a peer must be a video of a possible size and time under a safe name, its identifier well formed",
+          arguments: [
+        (motion() as StoredAttachment.Motion?, "1F6C3E2A-5B7D-4C11-9E0F-2A3B4C5D6E7F" as String?, nil as String?),
+        (motion(mediaType: "text/html"), nil, "motion: media type \"text/html\" is not a video"),
+        (motion(byteCount: -1), nil, "motion: byte count -1 is outside 0...\(PeerInputLimits().maxBlobBytes)"),
+        (motion(filename: "IMG\u{1B}[2J.MOV"), nil, nil as String?),
+        (motion(durationMilliseconds: -5), nil, "motion: video duration -5 ms is impossible"),
+        (nil, "../../etc", "content identifier \"../../etc\" is malformed"),
+        (nil, String(repeating: "A", count: 65), nil as String?),
+    ])
+    func livePhotoFields(motion: StoredAttachment.Motion?, identifier: String?, expected: String?) {
+        let problem = Self.validation.problem(with: Self.token(motion: motion, contentIdentifier: identifier))
+        if motion?.filename.contains("\u{1B}") == true || identifier?.count == 65 {
+            #expect(problem != nil, "refused: \(problem ?? "")")
+        } else {
+            #expect(problem == expected)
+        }
     }
 
     @Test("well-formed changes of every kind pass")

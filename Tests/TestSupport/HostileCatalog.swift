@@ -100,6 +100,10 @@ public enum HostileCatalog {
                 INSERT INTO attachment (id, noteId, position, blobHash, mediaType, filename, metadata, createdAt, updatedAt, clock)
                 VALUES ('a1', 'n1', 0, ?, 'image/jpeg', 'a.jpg', '{}', ?, ?, '')
                 """, [.text(bad), date, date]),
+            ("attachment.motionHash", """
+                INSERT INTO attachment (id, noteId, position, blobHash, mediaType, filename, metadata, createdAt, updatedAt, clock, motionHash, motionMediaType)
+                VALUES ('a2', 'n1', 0, ?, 'image/heic', 'a.heic', '{}', ?, ?, '', ?, 'video/quicktime')
+                """, [.text(good), date, date, .text(bad)]),
             ("imageEntry.blobHash", "INSERT INTO imageEntry (key, blobHash, mediaType, updatedAt) VALUES ('k', ?, 'image/png', ?)", [.text(bad), date]),
             ("blobContent.hash", "INSERT INTO blobContent (hash, bytes) VALUES (?, ?)", [.text(bad), .blob(Data([1]))]),
             ("blobLease.hash", "INSERT INTO blobLease (hash, holder, purpose, expiresAt) VALUES (?, 'h', 'upload', ?)", [.text(bad), date]),

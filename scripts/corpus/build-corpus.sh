@@ -31,8 +31,8 @@ stage=$parent/.$base.building
 
 # What this builder makes, numbered: a corpus another version of it made (CORPUS_VERSION
 # differs or is missing) is rebuilt and replaced, so new files reach every checkout.
-# 2: special/mpf-*.jpg. 3: video/. 4: document/.
-corpus_version=4
+# 2: special/mpf-*.jpg. 3: video/. 4: document/. 5: live/, video/ten-hours.mp4.
+corpus_version=5
 built() { [ -f "$target/MANIFEST.tsv" ] && [ "$(cat -- "$target/CORPUS_VERSION" 2>/dev/null)" = "$corpus_version" ]; }
 if built; then
   say "already built: $target (delete it to rebuild)"
@@ -63,7 +63,7 @@ replaceable_target() {
   for entry in "$target"/* "$target"/.[!.]*; do
     [ -e "$entry" ] || continue
     case ${entry##*/} in
-      good | special | fifty | bad | video | document | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
+      good | special | fifty | bad | video | document | live | licenses | MANIFEST.tsv | MANIFEST.tsv.part | CORPUS_VERSION | .debs) ;;
       *) fail "$target exists, is not a corpus of version $corpus_version and holds ${entry##*/}; move it away and run again" ;;
     esac
   done
@@ -154,7 +154,7 @@ done
 
 rm -rf -- "$stage"
 trap 'rm -rf -- "$stage"' EXIT
-mkdir -p -- "$stage"/{good,special,fifty,bad,video,document,licenses,.work}
+mkdir -p -- "$stage"/{good,special,fifty,bad,video,document,live,licenses,.work}
 work=$stage/.work
 cd -- "$stage"
 
@@ -286,6 +286,24 @@ ff -i "$work/hevc.mov" -map 0 -c copy -metadata:s:v:0 rotate=270 \
 # Cut in the middle of its frames (its index is at the front and whole), and cut inside its index.
 head -c "$(( $(stat -c %s video/clip-h264.mp4) * 2 / 5 ))" video/clip-h264.mp4 >video/truncated.mp4
 head -c 2000 video/clip-h264.mp4 >video/index-cut.mp4
+# Ten hours of a small grey frame, one a second: what a camera left running records, in 1 MB.
+ff -f lavfi -i color=c=gray:s=64x36:r=1 -t 36000 -c:v libx264 -preset ultrafast -g 600 -pix_fmt yuv420p video/ten-hours.mp4
+
+say "live/: Live Photos, a still and a clip that share Apple's content identifier"
+# IMG_0001: a HEIC still (the identifier in its EXIF maker note, carried over by heif-enc) and
+# an HEVC clip; IMG_0002: the same with a JPEG still ("Most Compatible" on an iPhone).
+vips thumbnail "$mate/nature/Dune.jpg" "$work/live.jpg[Q=85]" 1440
+for pair in 0001:heic:1F6C3E2A-5B7D-4C11-9E0F-2A3B4C5D6E7F 0002:jpg:7A0B1C2D-3E4F-4A5B-8C6D-7E8F9A0B1C2D; do
+  IFS=: read -r number kind identifier <<<"$pair"
+  if [ "$kind" = heic ]; then
+    python3 "$here/make-live-still.py" "$work/live.jpg" "$identifier" "$work/live-$number.jpg"
+    heif-enc --quality 60 --output "live/IMG_$number.HEIC" "$work/live-$number.jpg" >/dev/null
+  else
+    python3 "$here/make-live-still.py" "$work/live.jpg" "$identifier" "live/IMG_$number.JPG"
+  fi
+  ff -i "$work/hevc.mov" -map 0 -c copy -metadata "com.apple.quicktime.content.identifier=$identifier" \
+    -metadata com.apple.quicktime.creationdate=2024-05-01T12:20:30+0200 -movflags use_metadata_tags "live/IMG_$number.MOV"
+done
 
 say "document/: PDFs written by scripts/corpus/make-pdf.py, one with a real photo on its first page"
 vips thumbnail "$mate/nature/Dune.jpg" "$work/page-photo.jpg[Q=85]" 800
@@ -371,6 +389,11 @@ video/clip-h264.mp4
 video/clip-hevc.mov
 video/truncated.mp4
 video/index-cut.mp4
+video/ten-hours.mp4
+live/IMG_0001.HEIC
+live/IMG_0001.MOV
+live/IMG_0002.JPG
+live/IMG_0002.MOV
 document/three-pages.pdf
 document/10000-pages.pdf
 document/truncated.pdf
@@ -405,6 +428,15 @@ seed_bytes=$(manifest_field special/seed-3.7mb.jpg 2)
 for mpf in special/mpf-preview.jpg special/mpf-marked.jpg special/mpf-rotated.jpg; do
   exiftool -s3 -a -MPImageType "$mpf" | grep -q 'Large Thumbnail' || problems+=("$mpf lists no large thumbnail in its MPF index")
 done
+for number in 0001 0002; do
+  still=$(ls live/IMG_"$number".* | grep -v MOV)
+  identifier=$(exiftool -s3 -MediaGroupUUID "$still")
+  [ -n "$identifier" ] || problems+=("$still carries no content identifier in an Apple maker note")
+  ffprobe -v error -show_entries format_tags=com.apple.quicktime.content.identifier -of default=nw=1:nk=1 "live/IMG_$number.MOV" |
+    grep -qx -- "$identifier" || problems+=("live/IMG_$number.MOV does not carry its still's content identifier")
+done
+duration=$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 video/ten-hours.mp4)
+[ "${duration%%.*}" -ge 35990 ] || problems+=("video/ten-hours.mp4 lasts ${duration}s, not ten hours")
 [ "$(header_field special/cmyk.jpg interpretation)" = cmyk ] || problems+=("special/cmyk.jpg is not CMYK")
 [ "$(header_field special/photo-16bit.png format)" = ushort ] || problems+=("special/photo-16bit.png is not 16-bit")
 [ "$(header_field special/alpha.png bands)" = 4 ] || problems+=("special/alpha.png has no alpha channel")

@@ -33,15 +33,20 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
         /// (upright, sRGB, JPEG or WebP), so HEIC, AVIF, TIFF, 16-bit PNG and CMYK JPEG open too.
         /// `nil` when the attachment is not an image.
         let displayUrl: String?
-        /// The copy of a video a browser plays (``VideoRoute``); `nil` when it is not a video.
+        /// The copy of a video, or of a Live Photo's clip, a browser plays (``VideoRoute``);
+        /// `nil` for anything else.
         let videoUrl: String?
+        /// A Live Photo's clip as it was added (``OriginalRoute``); `nil` for anything else.
+        let motionUrl: String?
 
         init(_ attachment: Attachment) {
             url = "/api/attachments/\(attachment.id.rawValue)"
             originalUrl = "\(url)/original?v=\(attachment.blobHash.rawValue)"
             thumbnailUrl = attachment.image == nil ? nil : "\(url)/thumbnail?v=\(attachment.blobHash.rawValue)"
             displayUrl = thumbnailUrl.map { [originalUrl] in DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" }
-            videoUrl = attachment.isVideo ? "\(url)/video?v=\(attachment.blobHash.rawValue)" : nil
+            let clip = attachment.motion?.blobHash ?? (attachment.isVideo ? attachment.blobHash : nil)
+            videoUrl = clip.map { [url] in "\(url)/video?v=\($0.rawValue)" }
+            motionUrl = attachment.motion.map { [url] in "\(url)/motion?v=\($0.blobHash.rawValue)" }
         }
     }
 
@@ -83,7 +88,17 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
 
     private enum Keys: String, CodingKey {
         case id, noteId, position, filename, mediaType, byteCount, hash, image, metadata, available, state
-        case createdAt, updatedAt, url, originalUrl, thumbnailUrl, displayUrl, videoUrl, fetch
+        case createdAt, updatedAt, url, originalUrl, thumbnailUrl, displayUrl, videoUrl, fetch, motion
+    }
+
+    /// The JSON of a Live Photo's clip: the model's ``Attachment/Motion`` under the API's names.
+    private struct MotionJSON: Decodable {
+        var filename: String
+        var mediaType: String
+        var byteCount: Int64
+        var hash: String
+        var durationMilliseconds: Int?
+        var state: Attachment.State
     }
 
     /// Writes the API's JSON object, its keys in sorted order (the order `JSONEncoder` with
@@ -121,6 +136,18 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
             json.key(name); json.string(value)
         }
         json.closeObject()
+        if let motion = attachment.motion, let motionUrl = addresses.motionUrl {
+            json.key("motion")
+            json.openObject()
+            json.key("byteCount"); json.integer(motion.byteCount)
+            if let duration = motion.durationMilliseconds { json.key("durationMilliseconds"); json.integer(duration) }
+            json.key("filename"); json.string(motion.filename)
+            json.key("hash"); json.string("sha256:" + motion.blobHash.rawValue)
+            json.key("mediaType"); json.string(motion.mediaType)
+            json.key("state"); json.string(motion.state.rawValue)
+            json.key("url"); json.string(motionUrl)
+            json.closeObject()
+        }
         json.key("noteId"); json.string(attachment.noteID.rawValue)
         json.key("originalUrl"); json.string(originalUrl)
         json.key("position"); json.integer(attachment.position)
@@ -151,6 +178,13 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
         guard hash.hasPrefix("sha256:"), let blobHash = BlobHash(rawValue: String(hash.dropFirst(7))) else {
             throw DecodingError.dataCorruptedError(forKey: .hash, in: container, debugDescription: "not sha256:<64 hex digits>")
         }
+        let motion = try container.decodeIfPresent(MotionJSON.self, forKey: .motion).map { json in
+            guard json.hash.hasPrefix("sha256:"), let motionHash = BlobHash(rawValue: String(json.hash.dropFirst(7))) else {
+                throw DecodingError.dataCorruptedError(forKey: .motion, in: container, debugDescription: "motion hash is not sha256:<64 hex digits>")
+            }
+            return Attachment.Motion(blobHash: motionHash, byteCount: json.byteCount, mediaType: json.mediaType, filename: json.filename,
+                                     durationMilliseconds: json.durationMilliseconds, state: json.state)
+        }
         let attachment = Attachment(
             id: AttachmentID(rawValue: try container.decode(String.self, forKey: .id)),
             noteID: NoteID(rawValue: try container.decode(String.self, forKey: .noteId)),
@@ -162,7 +196,8 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
             metadata: try container.decode([String: String].self, forKey: .metadata),
             createdAt: try container.decode(Date.self, forKey: .createdAt),
             updatedAt: try container.decode(Date.self, forKey: .updatedAt),
-            state: try container.decode(Attachment.State.self, forKey: .state)
+            state: try container.decode(Attachment.State.self, forKey: .state),
+            motion: motion
         )
         self.init(attachment, fetch: try container.decodeIfPresent(FetchProgress.self, forKey: .fetch))
     }

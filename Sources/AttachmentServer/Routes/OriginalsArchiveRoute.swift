@@ -5,7 +5,7 @@ import Hummingbird
 /// `GET /api/notes/{id}/originals.zip`: the originals of a note's attachments as one zip,
 /// streamed as it is read (memory stays at one chunk, whatever the archive's size), each file
 /// byte for byte under its own name (made safe and unique: ``ZipEntryNames``), in the note's
-/// order. `?ids=A,B,…` picks some of them (at most ``maximumIDs``), still in the note's order.
+/// order; a Live Photo gives its still, then its clip. `?ids=A,B,…` picks some of them (at most ``maximumIDs``), still in the note's order.
 ///
 /// Everything is checked before the first byte goes out: the note, and that each id names one
 /// of its attachments. An original whose bytes are on a peer is fetched when its turn comes,
@@ -44,14 +44,17 @@ struct OriginalsArchiveRoute {
             var zip = ZipStream()
             var names = ZipEntryNames()
             for attachment in chosen {
-                let content = try await store.original(of: attachment.id)
-                try await writer.write(zip.begin(name: names.name(for: attachment.filename), modified: attachment.createdAt,
-                                                 size: content.byteCount))
-                for try await chunk in content.chunks() {
-                    zip.add(chunk)
-                    try await writer.write(ByteBuffer(bytes: chunk))
+                var originals = [try await store.original(of: attachment.id)]
+                if attachment.isLivePhoto { originals.append(try await store.motionOriginal(of: attachment.id)) }
+                for content in originals {
+                    try await writer.write(zip.begin(name: names.name(for: content.filename), modified: attachment.createdAt,
+                                                     size: content.byteCount))
+                    for try await chunk in content.chunks() {
+                        zip.add(chunk)
+                        try await writer.write(ByteBuffer(bytes: chunk))
+                    }
+                    try await writer.write(zip.finish())
                 }
-                try await writer.write(zip.finish())
             }
             try await writer.write(zip.end())
             try await writer.finish(nil)

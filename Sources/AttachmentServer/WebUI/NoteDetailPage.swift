@@ -66,6 +66,7 @@ struct NoteDetailPage {
                 <span id="viewer-position" class="viewer-position"></span>
                 <button type="button" id="viewer-zoom-out" aria-label="Zoom out" disabled>−</button>
                 <button type="button" id="viewer-zoom-in" aria-label="Zoom in">+</button>
+                <button type="button" id="viewer-live" hidden>▶ Live</button>
                 <button type="button" id="viewer-details" aria-expanded="false" aria-controls="viewer-facts">Details</button>
                 <a id="viewer-download" class="button" download>Download original</a>
                 <button type="button" id="viewer-delete" class="danger">Delete</button>
@@ -139,9 +140,9 @@ struct NoteDetailPage {
             <li class="tile" data-id="\(HTML.escape(resource.id))"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-display="\(HTML.escape(resource.displayUrl ?? resource.originalUrl))" \
-            \(resource.videoUrl.map { "data-video=\"\(HTML.escape($0))\" " } ?? "")\
+            \(resource.videoUrl.map { "data-\(attachment.isLivePhoto ? "motion" : "video")=\"\(HTML.escape($0))\" " } ?? "")\
             data-filename="\(name)" data-media-type="\(HTML.escape(attachment.mediaType))" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
-            aria-label="\(resource.videoUrl == nil ? "Open" : "Play") \(name)">\(picture)\(badge(attachment))</button>\(remote ? fetchRing(name: name) : "")\
+            aria-label="\(attachment.isVideo ? "Play" : "Open") \(name)">\(picture)\(badge(attachment))</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\
             <span class="tile-actions">\
             <button type="button" class="change">Change photo</button>\
@@ -149,9 +150,12 @@ struct NoteDetailPage {
             """
     }
 
-    /// The badge over a tile's picture: a video's ▶ and playing time, a PDF's page count;
-    /// nothing for a photo.
+    /// The badge over a tile's picture: a video's ▶ and playing time, a Live Photo's LIVE, a
+    /// PDF's page count; nothing for a photo.
     static func badge(_ attachment: Attachment) -> String {
+        if attachment.isLivePhoto {
+            return "<span class=\"tile-badge\">LIVE</span>"
+        }
         if attachment.isVideo {
             let time = attachment.image?.durationMilliseconds.map { " " + PlayingTime.text(milliseconds: $0) } ?? ""
             return "<span class=\"tile-badge\" aria-hidden=\"true\">▶\(time)</span>"

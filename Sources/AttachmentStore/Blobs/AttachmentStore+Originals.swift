@@ -19,6 +19,23 @@ extension AttachmentStore {
         return AttachmentContent(attachment: attachment, fileURL: URL(filePath: try await backend.localFile(for: attachment.blobHash)))
     }
 
+    /// The clip of a Live Photo, its second original, exactly as it was added (the still is
+    /// ``original(of:)``). A clip whose bytes are on a peer is fetched first.
+    /// - Throws: ``Error/attachmentNotFound(_:)``, ``Error/notALivePhoto(_:)`` for an attachment
+    ///   without a clip, ``Error/notAvailableLocally(_:)`` when the clip is on a peer that
+    ///   cannot be reached.
+    public func motionOriginal(of id: AttachmentID) async throws -> AttachmentContent {
+        var attachment = try await attachment(id)
+        guard var motion = attachment.motion else { throw Error.notALivePhoto(id) }
+        if motion.state != .present {
+            try await fetchOriginal(motion.blobHash, byteCount: motion.byteCount, of: id)
+            attachment = try await self.attachment(id)
+            guard let fetched = attachment.motion else { throw Error.notALivePhoto(id) }
+            motion = fetched
+        }
+        return AttachmentContent(attachment: attachment, motion: motion, fileURL: URL(filePath: try await backend.localFile(for: motion.blobHash)))
+    }
+
     /// The original bytes as chunks that report progress, for loads a person watches.
     ///
     /// ```swift

@@ -46,7 +46,13 @@ extension AttachmentStore {
     /// that they are not here.
     func ensureLocal(_ attachment: Attachment) async throws {
         guard attachment.availability == .remote else { return }
-        guard let source = configuration.remoteBlobSource else { throw Error.notAvailableLocally(attachment.id) }
-        try await source.fetch(attachment.blobHash, byteCount: attachment.byteCount, into: self)
+        try await fetchOriginal(attachment.blobHash, byteCount: attachment.byteCount, of: attachment.id)
+    }
+
+    /// Fetches the bytes of `hash`, an original of the attachment `id` (its own, or a Live
+    /// Photo's clip) known here only as a record, through the configured source.
+    func fetchOriginal(_ hash: BlobHash, byteCount: Int64, of id: AttachmentID) async throws {
+        guard let source = configuration.remoteBlobSource else { throw Error.notAvailableLocally(id) }
+        try await source.fetch(hash, byteCount: byteCount, into: self)
     }
 }

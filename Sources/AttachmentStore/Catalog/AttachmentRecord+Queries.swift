@@ -23,7 +23,7 @@ extension AttachmentRecord {
     static func heldOriginal(_ hash: BlobHash, in db: any SQLTransaction) throws -> OriginalFacts? {
         guard let row = try db.queryOne("""
             SELECT attachment.mediaType, attachment.width, attachment.height, attachment.orientation, attachment.durationMilliseconds,
-                   attachment.pageCount, blob.byteCount
+                   attachment.pageCount, attachment.contentIdentifier, blob.byteCount
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE attachment.blobHash = ? AND blob.state = 'present'
             LIMIT 1
@@ -34,7 +34,7 @@ extension AttachmentRecord {
         (record.width, record.height, record.orientation, record.durationMilliseconds, record.pageCount) =
             (try row.int("width"), try row.int("height"), try row.int("orientation"), try row.int("durationMilliseconds"), try row.int("pageCount"))
         return OriginalFacts(hash: hash, byteCount: try row.requiredInt64("byteCount"), mediaType: try row.requiredString("mediaType"),
-                             image: record.image)
+                             image: record.image, contentIdentifier: try row.string("contentIdentifier"))
     }
 
     /// The condition, on the `attachment` table, of a row in its note's order: not in the trash
@@ -103,8 +103,10 @@ extension AttachmentRow {
     static func fetchAll(_ db: any SQLTransaction, where condition: String = "1 = 1", arguments: [SQLValue] = [],
                          inNoteOrder: Bool = true, limit: Int? = nil) throws -> [AttachmentRow] {
         try db.query("""
-            SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState
+            SELECT attachment.*, blob.byteCount AS blobByteCount, blob.state AS blobState,
+                   motionBlob.byteCount AS motionByteCount, motionBlob.state AS motionState
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
+            LEFT JOIN blob AS motionBlob ON motionBlob.hash = attachment.motionHash
             WHERE \(condition)
             """ + (inNoteOrder ? "\nORDER BY attachment.noteId, attachment.position, attachment.id" : "")
                 + (limit == nil ? "" : " LIMIT ?"), arguments + (limit.map { [.integer(Int64($0))] } ?? [])).map(AttachmentRow.init(row:))
@@ -216,6 +218,20 @@ extension AttachmentRecord {
             .text(mediaType), .integer(image?.width), .integer(image?.height), .integer(image?.orientation),
             .integer(image?.durationMilliseconds), .integer(image?.pageCount), .text(hash.rawValue),
         ])
+        // A Live Photo's clip of those bytes: the type and playing time found.
+        try db.execute("UPDATE attachment SET motionMediaType = ?, motionDurationMilliseconds = ? WHERE motionHash = ?", [
+            .text(mediaType), .integer(image?.durationMilliseconds), .text(hash.rawValue),
+        ])
+    }
+
+    /// The attachment of `noteId` outside the trash that is the other half of a Live Photo whose
+    /// identifier is `contentIdentifier`: a still without its clip, or a clip alone (a video).
+    /// The first in the note's order when there are several.
+    static func livePhotoPartner(inNote noteId: String, contentIdentifier: String, in db: any SQLTransaction) throws -> AttachmentRecord? {
+        try db.queryOne("""
+            SELECT * FROM attachment WHERE noteId = ? AND contentIdentifier = ? AND motionHash IS NULL AND \(inOrder)
+            ORDER BY position, id LIMIT 1
+            """, [.text(noteId), .text(contentIdentifier)]).map(AttachmentRecord.init(row:))
     }
 }
 
@@ -231,9 +247,10 @@ extension AttachmentRecord {
     /// A `SELECT` of the blob hash of every attachment (column `blobHash`), one row per attachment.
     static let blobHashesQuery = "SELECT blobHash FROM attachment"
 
-    /// SQL that is true when some attachment's blob hash is `expression` (a column or `?`).
+    /// SQL that is true when some attachment's blob hash, or a Live Photo's clip hash, is
+    /// `expression` (a column or `?`, which then takes two arguments).
     static func references(_ expression: String) -> String {
-        "EXISTS (SELECT 1 FROM attachment WHERE attachment.blobHash = \(expression))"
+        "(EXISTS (SELECT 1 FROM attachment WHERE attachment.blobHash = \(expression)) OR EXISTS (SELECT 1 FROM attachment WHERE attachment.motionHash = \(expression)))"
     }
 }
 
@@ -246,8 +263,10 @@ extension AttachmentRecord {
         var totals: [String: (count: Int, bytes: Int64)] = [:]
         for chunk in SQLPlaceholders.chunks(notes) {
             for row in try db.query("""
-                SELECT attachment.noteId, COUNT(*) AS n, CAST(COALESCE(SUM(blob.byteCount), 0) AS BIGINT) AS bytes
+                SELECT attachment.noteId, COUNT(*) AS n,
+                       CAST(COALESCE(SUM(blob.byteCount), 0) + COALESCE(SUM(motionBlob.byteCount), 0) AS BIGINT) AS bytes
                 FROM attachment JOIN blob ON blob.hash = attachment.blobHash
+                LEFT JOIN blob AS motionBlob ON motionBlob.hash = attachment.motionHash
                 WHERE attachment.noteId IN (\(SQLPlaceholders.list(chunk.count))) AND \(inOrder)
                 GROUP BY attachment.noteId
                 """, chunk.map(SQLValue.text)) {

@@ -23,6 +23,14 @@ struct AttachmentRecord: Sendable {
     var clock: String = ""
     /// When it was moved to the trash on its own (not with its note); `nil` while it is not there.
     var trashedAt: Date?
+    /// A Live Photo's clip (``Attachment/Motion``): its hash, type, name and playing time; all
+    /// `nil` for any other attachment.
+    var motionHash: String?
+    var motionMediaType: String?
+    var motionFilename: String?
+    var motionDurationMilliseconds: Int?
+    /// ``Attachment/contentIdentifier``.
+    var contentIdentifier: String?
 
     init(id: String, noteId: String, position: Int, blobHash: String, mediaType: String, filename: String,
          image: Attachment.ImageInfo?, metadata: [String: String], createdAt: Date, updatedAt: Date, clock: String) {
@@ -46,6 +54,24 @@ struct AttachmentRecord: Sendable {
             blobHash: attachment.blobHash.rawValue, mediaType: attachment.mediaType, filename: attachment.filename,
             image: attachment.image, metadata: attachment.metadata, createdAt: attachment.createdAt, updatedAt: attachment.updatedAt, clock: clock.rawValue
         )
+        record(motion: attachment.motion)
+        self.contentIdentifier = attachment.contentIdentifier
+    }
+
+    /// The clip its four motion columns describe, its size and state read from the clip's blob
+    /// row; `nil` unless the hash and type are set. The one place those columns meet
+    /// ``Attachment/Motion``.
+    func motion(byteCount: Int64?, state: BlobRecord.State?) throws(AttachmentStore.Error) -> Attachment.Motion? {
+        guard let motionHash, let motionMediaType else { return nil }
+        return Attachment.Motion(blobHash: try BlobHash(catalog: motionHash, table: "attachment", column: "motionHash", row: id),
+                                 byteCount: byteCount ?? 0, mediaType: motionMediaType, filename: motionFilename ?? "",
+                                 durationMilliseconds: motionDurationMilliseconds, state: state.map(Attachment.State.init) ?? .remote)
+    }
+
+    /// Sets (or, with `nil`, clears) the four motion columns.
+    mutating func record(motion: Attachment.Motion?) {
+        (motionHash, motionMediaType, motionFilename, motionDurationMilliseconds) =
+            (motion?.blobHash.rawValue, motion?.mediaType, motion?.filename, motion?.durationMilliseconds)
     }
 
     /// The picture facts its four columns hold: `nil` unless width and height are set. The one
@@ -85,6 +111,11 @@ struct AttachmentRecord: Sendable {
         updatedAt = try row.requiredDate("updatedAt")
         clock = try row.string("clock") ?? ""
         trashedAt = try row.date("trashedAt")
+        motionHash = try row.string("motionHash")
+        motionMediaType = try row.string("motionMediaType")
+        motionFilename = try row.string("motionFilename")
+        motionDurationMilliseconds = try row.int("motionDurationMilliseconds")
+        contentIdentifier = try row.string("contentIdentifier")
     }
 
     /// The metadata column's JSON object of strings; most attachments have none (`{}`), which
@@ -125,6 +156,11 @@ struct AttachmentRecord: Sendable {
         .init("updatedAt") { .date($0.updatedAt) },
         .init("clock") { .text($0.clock) },
         .init("trashedAt") { $0.trashedAt.map(SQLValue.date) ?? .null },
+        .init("motionHash") { $0.motionHash.map(SQLValue.text) ?? .null },
+        .init("motionMediaType") { $0.motionMediaType.map(SQLValue.text) ?? .null },
+        .init("motionFilename") { $0.motionFilename.map(SQLValue.text) ?? .null },
+        .init("motionDurationMilliseconds") { .integer($0.motionDurationMilliseconds) },
+        .init("contentIdentifier") { $0.contentIdentifier.map(SQLValue.text) ?? .null },
     ])
 
     /// Inserts the row.
@@ -146,17 +182,25 @@ struct AttachmentRow: Sendable {
     var attachment: AttachmentRecord
     var byteCount: Int64
     var state: BlobRecord.State
+    /// A Live Photo's clip's size and state, from its blob row; `nil` for other attachments.
+    var motionByteCount: Int64?
+    var motionState: BlobRecord.State?
 
-    init(attachment: AttachmentRecord, byteCount: Int64, state: BlobRecord.State) {
+    init(attachment: AttachmentRecord, byteCount: Int64, state: BlobRecord.State,
+         motionByteCount: Int64? = nil, motionState: BlobRecord.State? = nil) {
         self.attachment = attachment
         self.byteCount = byteCount
         self.state = state
+        self.motionByteCount = motionByteCount
+        self.motionState = motionState
     }
 
     init(row: SQLRow) throws {
         attachment = try AttachmentRecord(row: row)
         byteCount = try row.requiredInt64("blobByteCount")
         state = BlobRecord.State(rawValue: try row.requiredString("blobState")) ?? .remote
+        motionByteCount = try row.int64("motionByteCount")
+        motionState = try row.string("motionState").map { BlobRecord.State(rawValue: $0) ?? .remote }
     }
 
     /// The public values of `rows`, in order, each reporting its rank in its note as its
@@ -190,7 +234,8 @@ struct AttachmentRow: Sendable {
             position: record.position, blobHash: try record.validatedHash,
             byteCount: byteCount, mediaType: record.mediaType, filename: record.filename,
             image: image, metadata: record.metadata, createdAt: record.createdAt,
-            updatedAt: record.updatedAt, state: Attachment.State(state)
+            updatedAt: record.updatedAt, state: Attachment.State(state),
+            motion: try record.motion(byteCount: motionByteCount, state: motionState), contentIdentifier: record.contentIdentifier
         )
     }
 }

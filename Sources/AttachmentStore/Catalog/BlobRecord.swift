@@ -144,6 +144,6 @@ struct BlobRecord: Sendable {
     static func isReferenced(_ hash: String, in db: any SQLTransaction) throws -> Bool {
         try db.queryOne("""
             SELECT (\(AttachmentRecord.references("?")) OR EXISTS (SELECT 1 FROM imageEntry WHERE blobHash = ?)) AS found
-            """, [.text(hash), .text(hash)])?.bool("found") ?? false
+            """, [.text(hash), .text(hash), .text(hash)])?.bool("found") ?? false
     }
 }

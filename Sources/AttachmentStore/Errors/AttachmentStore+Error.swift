@@ -51,6 +51,8 @@ extension AttachmentStore {
         case notAnImage(AttachmentID)
         /// The attachment is not a video the store can read, so it has no playable copy.
         case notAVideo(AttachmentID)
+        /// The attachment is not a Live Photo (a still with its clip), so it has no motion original.
+        case notALivePhoto(AttachmentID)
         /// The attachment claims to be an image but cannot be decoded (truncated, corrupt);
         /// `cause` is what the image pipeline found.
         case imageUnreadable(AttachmentID, cause: ImagingError)
@@ -119,6 +121,8 @@ extension AttachmentStore {
                 return "attachment \(id) is not an image this store can read, so it has no thumbnail"
             case .notAVideo(let id):
                 return "attachment \(id) is not a video this store can read (MP4 or QuickTime), so it has no playable copy"
+            case .notALivePhoto(let id):
+                return "attachment \(id) is not a Live Photo: it has no clip kept with it"
             case .imageUnreadable(let id, let cause):
                 return "the image of attachment \(id) cannot be decoded: \(cause.reason)"
             case .imageTooLarge(let id, let cause):

@@ -9,6 +9,8 @@ struct IngestedBlob: Sendable {
     let mediaType: String
     /// An image's header, or a video's frame size and rotation (as an EXIF orientation).
     let image: Attachment.ImageInfo?
+    /// The Live Photo identifier a still's EXIF or a clip's QuickTime tags carry.
+    let contentIdentifier: String?
 
     /// Sniffs and probes a staged blob: raster images through libvips' header, videos through
     /// ffprobe and PDFs through pdfinfo (limited child processes). Blocks.
@@ -19,17 +21,21 @@ struct IngestedBlob: Sendable {
             // libvips knows HEIF brands better than a four-byte sniff does.
             self.mediaType = header.format.mediaType
             self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation)
+            self.contentIdentifier = header.contentIdentifier
         } else if MediaTypeSniffer.isVideo(sniffed), let header = try? VideoProbe.header(ofFileAt: staged.temporaryPath, tools: videoTools) {
             self.mediaType = sniffed
             self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation,
                                               durationMilliseconds: header.duration.map { Int(($0 * 1000).rounded()) })
+            self.contentIdentifier = header.contentIdentifier
         } else if MediaTypeSniffer.isDocument(sniffed),
                   let header = try? DocumentProbe.header(ofFileAt: staged.temporaryPath, tools: documentTools) {
             self.mediaType = sniffed
             self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: 1, pageCount: header.pageCount)
+            self.contentIdentifier = nil
         } else {
             self.mediaType = sniffed
             self.image = nil
+            self.contentIdentifier = nil
         }
     }
 }
@@ -41,12 +47,14 @@ struct OriginalFacts: Sendable {
     var byteCount: Int64
     var mediaType: String
     var image: Attachment.ImageInfo?
+    /// The Live Photo identifier the bytes carry, if any.
+    var contentIdentifier: String? = nil
 }
 
 extension IngestedBlob {
     /// What the new attachment's row records of these bytes.
     var facts: OriginalFacts {
-        OriginalFacts(hash: staged.hash, byteCount: staged.byteCount, mediaType: mediaType, image: image)
+        OriginalFacts(hash: staged.hash, byteCount: staged.byteCount, mediaType: mediaType, image: image, contentIdentifier: contentIdentifier)
     }
 }
 

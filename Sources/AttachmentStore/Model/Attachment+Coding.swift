@@ -8,6 +8,7 @@ extension Attachment: Codable {
     /// The key of each field; the JSON names are the property names.
     enum CodingKeys: String, CodingKey {
         case id, noteID, position, blobHash, byteCount, mediaType, filename, image, metadata, createdAt, updatedAt
+        case motion, contentIdentifier
         case state, fetchedBytes
     }
 
@@ -27,7 +28,9 @@ extension Attachment: Codable {
             createdAt: try container.decode(Date.self, forKey: .createdAt),
             updatedAt: try container.decode(Date.self, forKey: .updatedAt),
             state: try container.decodeIfPresent(State.self, forKey: .state) ?? .remote,
-            fetchedBytes: try container.decodeIfPresent(Int64.self, forKey: .fetchedBytes)
+            fetchedBytes: try container.decodeIfPresent(Int64.self, forKey: .fetchedBytes),
+            motion: try container.decodeIfPresent(Motion.self, forKey: .motion),
+            contentIdentifier: try container.decodeIfPresent(String.self, forKey: .contentIdentifier)
         )
     }
 
@@ -54,5 +57,7 @@ extension Attachment: Codable {
         try container.encode(metadata, forKey: .metadata)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encodeIfPresent(motion, forKey: .motion)
+        try container.encodeIfPresent(contentIdentifier, forKey: .contentIdentifier)
     }
 }

@@ -54,6 +54,48 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         }
     }
 
+    /// The clip of a Live Photo, kept with its still as the attachment's second original: its
+    /// bytes byte for byte, like the still's, in the same content-addressed store.
+    public struct Motion: Sendable, Equatable, Codable {
+        /// The SHA-256 of the clip's bytes.
+        public var blobHash: BlobHash
+        /// Size of the clip's bytes.
+        public var byteCount: Int64
+        /// Media type sniffed from the clip's bytes (`video/quicktime`).
+        public var mediaType: String
+        /// The file name it was imported under (display and export only; never used as a path
+        /// until made safe).
+        public var filename: String
+        /// Its playing time in milliseconds, when known.
+        public var durationMilliseconds: Int?
+        /// Where the clip's bytes are (a peer's record brings it ``State/remote``; a peer's claim
+        /// of this field is never read).
+        public var state: State
+
+        /// Creates a motion value.
+        public init(blobHash: BlobHash, byteCount: Int64, mediaType: String, filename: String, durationMilliseconds: Int?, state: State) {
+            self.blobHash = blobHash
+            self.byteCount = byteCount
+            self.mediaType = mediaType
+            self.filename = filename
+            self.durationMilliseconds = durationMilliseconds
+            self.state = state
+        }
+
+        private enum CodingKeys: String, CodingKey { case blobHash, byteCount, mediaType, filename, durationMilliseconds, state }
+
+        /// Reads a motion value; one without ``state`` (a peer's record) is ``State/remote``.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(blobHash: try container.decode(BlobHash.self, forKey: .blobHash),
+                      byteCount: try container.decode(Int64.self, forKey: .byteCount),
+                      mediaType: try container.decode(String.self, forKey: .mediaType),
+                      filename: try container.decode(String.self, forKey: .filename),
+                      durationMilliseconds: try container.decodeIfPresent(Int.self, forKey: .durationMilliseconds),
+                      state: try container.decodeIfPresent(State.self, forKey: .state) ?? .remote)
+        }
+    }
+
     /// The attachment's stable identifier.
     public var id: AttachmentID
     /// The note it belongs to.
@@ -82,6 +124,16 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     /// While ``state`` is ``State/fetching``: the bytes received so far (kept across a cut
     /// transfer); `nil` otherwise.
     public var fetchedBytes: Int64?
+    /// For the still of a Live Photo whose clip was imported with it (in either order, into the
+    /// same note) or arrived with it by sync: the clip. `nil` for every other attachment.
+    public var motion: Motion?
+    /// The identifier a phone gave both halves of a Live Photo (`LivePhotoIdentifier` in Imaging), read
+    /// from this attachment's bytes: by it the other half, added later to the same note, joins
+    /// this attachment. `nil` for files that carry none.
+    public var contentIdentifier: String?
+
+    /// Whether it is a Live Photo: a still with its clip.
+    public var isLivePhoto: Bool { motion != nil }
 
     /// Whether it is a video the store reads (MP4 or QuickTime): it has a poster for a
     /// thumbnail and a playable copy (``AttachmentStore/playableVideo(for:)``).
@@ -95,8 +147,10 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     public init(
         id: AttachmentID, noteID: NoteID, position: Int, blobHash: BlobHash, byteCount: Int64,
         mediaType: String, filename: String, image: ImageInfo?, metadata: [String: String],
-        createdAt: Date, updatedAt: Date, state: State, fetchedBytes: Int64? = nil
+        createdAt: Date, updatedAt: Date, state: State, fetchedBytes: Int64? = nil, motion: Motion? = nil, contentIdentifier: String? = nil
     ) {
+        self.motion = motion
+        self.contentIdentifier = contentIdentifier
         self.id = id
         self.noteID = noteID
         self.position = position

@@ -13,11 +13,28 @@ public struct AttachmentContent: Sendable {
     public let attachment: Attachment
     /// The blob file, for callers that hand files to other tools (never write to it).
     public let fileURL: URL
-
     /// Size of the bytes.
-    public var byteCount: Int64 { attachment.byteCount }
+    public let byteCount: Int64
     /// SHA-256 of the bytes.
-    public var hash: BlobHash { attachment.blobHash }
+    public let hash: BlobHash
+    /// The name the bytes were imported under (display only; a path only once made safe).
+    public let filename: String
+    /// Their media type.
+    public let mediaType: String
+
+    /// The attachment's own original, in the file at `fileURL`.
+    init(attachment: Attachment, fileURL: URL) {
+        self.attachment = attachment
+        self.fileURL = fileURL
+        (byteCount, hash, filename, mediaType) = (attachment.byteCount, attachment.blobHash, attachment.filename, attachment.mediaType)
+    }
+
+    /// A Live Photo's clip, the second original of `attachment`, in the file at `fileURL`.
+    init(attachment: Attachment, motion: Attachment.Motion, fileURL: URL) {
+        self.attachment = attachment
+        self.fileURL = fileURL
+        (byteCount, hash, filename, mediaType) = (motion.byteCount, motion.blobHash, motion.filename, motion.mediaType)
+    }
 
     /// The bytes as a sequence of chunks of at most `chunkSize` bytes (default 256 KiB).
     public func chunks(chunkSize: Int = 256 << 10) -> BlobChunks {

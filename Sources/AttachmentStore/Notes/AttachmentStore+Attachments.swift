@@ -74,15 +74,19 @@ extension AttachmentStore {
 
     /// Inserts the row of a new attachment whose original `facts` describe (its bytes installed
     /// and recorded present) at `position` of `note`. Call inside a catalog write transaction.
+    /// When the bytes are one half of a Live Photo whose other half is in the note already, no
+    /// row is added: the two become that attachment (``joinLivePhoto(_:filename:metadata:note:in:)``).
     func insertRecord(of facts: OriginalFacts, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID,
                       position: Int, in db: any SQLTransaction) throws -> Attachment {
+        if let joined = try joinLivePhoto(facts, filename: filename, metadata: metadata, note: note, in: db) { return joined }
         let now = Date()
-        let record = AttachmentRecord(
+        var record = AttachmentRecord(
             id: id.rawValue, noteId: note.rawValue, position: position,
             blobHash: facts.hash.rawValue, mediaType: facts.mediaType,
             filename: filename, image: facts.image, metadata: metadata, createdAt: now, updatedAt: now,
             clock: clock.tick().rawValue
         )
+        record.contentIdentifier = facts.contentIdentifier
         try record.insert(db)
         return try AttachmentRow(attachment: record, byteCount: facts.byteCount, state: .present).value
     }
@@ -120,6 +124,9 @@ extension AttachmentStore {
             record.blobHash = blob.staged.hash.rawValue
             record.mediaType = blob.mediaType
             record.image = blob.image
+            // Other bytes are no longer the still of a Live Photo: its clip goes with the old ones.
+            record.record(motion: nil)
+            record.contentIdentifier = blob.contentIdentifier
             if let filename { record.filename = filename }
             record.updatedAt = Date()
             record.clock = self.clock.tick().rawValue

@@ -209,6 +209,17 @@ extension AttachmentStore {
             lookups.blobWritten(hash, state: .remote)
             newRemoteBlob = true
         }
+        if var motion = received.motion {
+            // A Live Photo's clip: a blob like the still's, fetched when someone plays it.
+            let motionHash = motion.blobHash.rawValue
+            if lookups.blobState(motionHash) == nil {
+                try BlobRecord(hash: motionHash, byteCount: motion.byteCount, state: .remote, createdAt: Date()).insert(db)
+                lookups.blobWritten(motionHash, state: .remote)
+                newRemoteBlob = true
+            }
+            motion.filename = try RecordRules.filename(given: motion.filename)  // checked already: its last part
+            received.motion = motion
+        }
         (received.mediaType, received.image) = try Self.facts(claimed: received, present: lookups.blobState(hash) == .present, in: db)
         received.filename = try RecordRules.filename(given: received.filename)  // checked already: its last part
         var record = AttachmentRecord(received, clock: token.clock)

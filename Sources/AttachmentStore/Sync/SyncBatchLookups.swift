@@ -24,6 +24,7 @@ struct SyncBatchLookups {
                 attachmentIDs.insert(token.attachment.id.rawValue)
                 noteIDs.insert(token.attachment.noteID.rawValue)
                 hashes.insert(token.attachment.blobHash.rawValue)
+                if let motion = token.attachment.motion { hashes.insert(motion.blobHash.rawValue) }
             case .tombstone(let tombstone):
                 if tombstone.entity == "note" { noteIDs.insert(tombstone.id) }
                 if tombstone.entity == "attachment" { attachmentIDs.insert(tombstone.id) }

@@ -48,6 +48,7 @@ package struct SyncChangeValidation {
                 { position(attachment.position) }, { byteCount(attachment.byteCount) }, { Self.mediaType(attachment.mediaType) },
                 { Self.filename(attachment.filename) },
                 { image(attachment.image) }, { metadata(attachment.metadata) },
+                { attachment.motion.flatMap(motion) }, { attachment.contentIdentifier.flatMap(Self.contentIdentifier) },
                 { date(attachment.createdAt, "createdAt") }, { date(attachment.updatedAt, "updatedAt") },
                 { token.trashedAt.flatMap { date($0, "trashedAt") } },
                 { clock(token.clock) },
@@ -180,6 +181,23 @@ package struct SyncChangeValidation {
             return "page count \(pages) is impossible"
         }
         return nil
+    }
+
+    /// A Live Photo's clip: a size like any original's, a video type this store plays, a file
+    /// name that keeps ``RecordRules``, a possible playing time. (Its hash was checked decoding it.)
+    func motion(_ motion: Attachment.Motion) -> String? {
+        if let problem = byteCount(motion.byteCount) { return "motion: \(problem)" }
+        guard MediaTypeSniffer.isVideo(motion.mediaType) else { return "motion: media type \(PeerText.quoted(motion.mediaType)) is not a video" }
+        if let problem = Self.filename(motion.filename) { return "motion: \(problem)" }
+        if let duration = motion.durationMilliseconds, !(0...Self.longestVideoMilliseconds).contains(duration) {
+            return "motion: video duration \(duration) ms is impossible"
+        }
+        return nil
+    }
+
+    /// A Live Photo identifier as a file would carry it (the rule `LivePhotoIdentifier` keeps).
+    static func contentIdentifier(_ identifier: String) -> String? {
+        LivePhotoIdentifier.validated(identifier) == nil ? "content identifier \(PeerText.quoted(identifier)) is malformed" : nil
     }
 
     func metadata(_ metadata: [String: String]) -> String? {

@@ -17,14 +17,23 @@ extension AttachmentStore {
     ///   ``Error/notAvailableLocally(_:)`` when the bytes are on a peer that cannot be reached,
     ///   ``Error/imageUnreadable(_:cause:)`` when ffmpeg refuses the clip or runs out of its
     ///   limits, ``Error/imageTooLarge(_:cause:)`` for a clip over the pixel limit.
+    ///
+    /// For a Live Photo, the copy is its clip's (``Attachment/motion``).
     public func playableVideo(for id: AttachmentID) async throws -> PlayableVideo {
         let attachment = try await attachment(id)
-        guard MediaTypeSniffer.isVideo(attachment.mediaType) else { throw Error.notAVideo(id) }
-        if let kept = try await renditions.kept(attachment.blobHash) { return kept }
-        if attachment.availability == .remote { try await ensureLocal(attachment) }
-        let path = try await backend.localFile(for: attachment.blobHash)
+        let clip: (hash: BlobHash, byteCount: Int64, state: Attachment.State)
+        if let motion = attachment.motion {
+            clip = (motion.blobHash, motion.byteCount, motion.state)
+        } else if MediaTypeSniffer.isVideo(attachment.mediaType) {
+            clip = (attachment.blobHash, attachment.byteCount, attachment.state)
+        } else {
+            throw Error.notAVideo(id)
+        }
+        if let kept = try await renditions.kept(clip.hash) { return kept }
+        if clip.state != .present { try await fetchOriginal(clip.hash, byteCount: clip.byteCount, of: id) }
+        let path = try await backend.localFile(for: clip.hash)
         do {
-            return try await renditions.playable(attachment.blobHash, sourcePath: path)
+            return try await renditions.playable(clip.hash, sourcePath: path)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
         }

@@ -41,6 +41,9 @@ VipsImage *cvips_open_full(const char *path);
 int cvips_get_int(VipsImage *image, const char *name, int *out);
 /// Reads a string header field; returns NULL when absent. The string belongs to the image.
 const char *cvips_get_string(VipsImage *image, const char *name);
+/// Reads a blob header field (`exif-data`); returns NULL and a length of 0 when absent. The
+/// bytes belong to the image.
+const void *cvips_get_blob(VipsImage *image, const char *name, size_t *length);
 
 /// Width in pixels.
 int cvips_width(VipsImage *image);

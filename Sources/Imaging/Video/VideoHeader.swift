@@ -19,10 +19,13 @@ public struct VideoHeader: Sendable, Equatable {
     public var pixelFormat: String?
     /// The first sound track's codec (`aac`); `nil` when it has none.
     public var audioCodec: String?
+    /// The Live Photo identifier of the clip (``LivePhotoIdentifier``), when it is the motion of one.
+    public var contentIdentifier: String?
 
     /// Creates a header value.
     public init(codec: String, width: Int, height: Int, rotation: Int = 0, duration: Double? = nil,
-                capturedAt: String? = nil, pixelFormat: String? = nil, audioCodec: String? = nil) {
+                capturedAt: String? = nil, pixelFormat: String? = nil, audioCodec: String? = nil, contentIdentifier: String? = nil) {
+        self.contentIdentifier = contentIdentifier
         self.codec = codec
         self.width = width
         self.height = height

@@ -38,7 +38,8 @@ public enum VideoProbe {
         let audio = answer.streams?.first { $0.codec_type == "audio" }
         return VideoHeader(codec: name(stream.codec_name) ?? "unknown", width: width, height: height,
                            rotation: rotation, duration: duration, capturedAt: capturedAt,
-                           pixelFormat: name(stream.pix_fmt), audioCodec: audio.map { name($0.codec_name) ?? "unknown" })
+                           pixelFormat: name(stream.pix_fmt), audioCodec: audio.map { name($0.codec_name) ?? "unknown" },
+                           contentIdentifier: tags[LivePhotoIdentifier.quickTimeKey].flatMap(LivePhotoIdentifier.validated))
     }
 
     /// A codec or format name from ffprobe: at most 32 letters, digits and `_`; `nil` otherwise.

@@ -36,7 +36,8 @@ enum AttachmentTable {
         let header = ["ID", "NOTE", "#", "SIZE", "TYPE", "PIXELS", "STATE", "FILE"]
         let rows = attachments.map {
             [Formatting.short($0.id.rawValue), Formatting.short($0.noteID.rawValue), String($0.position),
-             Formatting.bytes($0.byteCount), $0.mediaType, Formatting.dimensions($0), state($0), $0.filename]
+             Formatting.bytes($0.byteCount), $0.mediaType, Formatting.dimensions($0), state($0),
+             $0.motion.map { [name = $0.filename] motion in "\(name) + \(motion.filename) (Live Photo)" } ?? $0.filename]
         }
         for line in Formatting.table([header] + rows) { Console.out(line) }
     }

@@ -60,7 +60,7 @@ enum ExitStatus {
         switch error {
         case .storeNotFound, .notAStore, .noteNotFound, .attachmentNotFound, .notInTrash, .originalNotHeld, .ambiguousIdentifier,
              .sourceUnreadable, .sourceNotAFile, .invalidArgument, .notAvailableLocally,
-             .notAnImage, .notAVideo, .imageUnreadable, .imageTooLarge, .upload, .pushedBlob:
+             .notAnImage, .notAVideo, .notALivePhoto, .imageUnreadable, .imageTooLarge, .upload, .pushedBlob:
             return inputError
         case .blobStorageMismatch, .catalogFromNewerRelease:
             return inputError

@@ -24,7 +24,7 @@
   /**
    * Wires the viewer `dialog` to the tiles of `gallery` (`.tile .thumb` buttons carrying
    * data-original, data-display, data-filename, data-image, data-media-type and, for a
-   * video, data-video).
+   * video, data-video; for a Live Photo, data-motion, its clip's playable copy).
    */
   function attach(gallery, dialog) {
     const part = (id) => document.getElementById(id);
@@ -41,6 +41,7 @@
     const zoomIn = part('viewer-zoom-in');
     const zoomOut = part('viewer-zoom-out');
     const detailsToggle = part('viewer-details');
+    const live = part('viewer-live');
     const factsPanel = part('viewer-facts');
     const factsList = part('viewer-facts-list');
     const altInput = part('viewer-alt');
@@ -213,6 +214,7 @@
       if (!factsPanel.hidden) showFacts(button);
       download.href = button.dataset.original;
       download.setAttribute('download', label);
+      live.hidden = !button.dataset.motion;
       if (button.dataset.video) {
         playVideo(button);
         return;
@@ -248,10 +250,11 @@
     }
 
     /**
-     * Plays `button`'s video: the server makes its playable copy on the first request (a
-     * spinner until the first frame), then the browser streams it with range requests.
+     * Plays `button`'s video (or `source`, a Live Photo's clip): the server makes its playable
+     * copy on the first request (a spinner until the first frame), then the browser streams it
+     * with range requests. A Live Photo's clip plays at once, and the still comes back at its end.
      */
-    function playVideo(button) {
+    function playVideo(button, source = button.dataset.video) {
       dialog.dataset.kind = 'video';
       spinner.hidden = false;
       progress.textContent = 'Preparing the video…';
@@ -270,7 +273,7 @@
         // The element says only that it failed: the server's own words come from asking again.
         let reason = 'the video could not be played';
         try {
-          const response = await fetch(button.dataset.video, { headers: { Range: 'bytes=0-0' }, signal: mine.signal, credentials: 'same-origin' });
+          const response = await fetch(source, { headers: { Range: 'bytes=0-0' }, signal: mine.signal, credentials: 'same-origin' });
           if (!response.ok) reason = await errorMessage(response);
         } catch (error) { /* keep the general reason */ }
         if (controller !== mine) return;
@@ -282,8 +285,20 @@
       video.addEventListener('error', failed, { once: true, signal: mine.signal });
       if (button.dataset.image === 'true') video.poster = button.dataset.display;
       video.setAttribute('aria-label', button.dataset.filename);
-      video.src = button.dataset.video;
+      if (source !== button.dataset.video) {
+        video.addEventListener('loadeddata', () => { if (controller === mine) video.play().catch(() => {}); }, { once: true, signal: mine.signal });
+        video.addEventListener('ended', () => { if (controller === mine) show(button); }, { once: true, signal: mine.signal });
+      }
+      video.src = source;
     }
+
+    // A Live Photo's still moves on demand: its clip plays over it, then the still comes back.
+    live.addEventListener('click', () => {
+      if (!current || !current.dataset.motion) return;
+      reset();
+      live.hidden = false;
+      playVideo(current, current.dataset.motion);
+    });
 
     const open = (button) => {
       if (!dialog.open) {
