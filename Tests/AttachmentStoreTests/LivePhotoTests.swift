@@ -24,7 +24,9 @@ struct LivePhotoTests {
         #expect(still.contentIdentifier == "1F6C3E2A-5B7D-4C11-9E0F-2A3B4C5D6E7F")
         let joined = try await store.addAttachment(to: note.id, fromFile: try Self.file("IMG_0001.MOV"))
 
-        #expect(joined.id == still.id, "the clip joins the still's attachment")
+        #expect(joined.id != still.id, "the pair is the attachment of the half added last")
+        await #expect(throws: AttachmentStore.Error.attachmentNotFound(still.id.rawValue)) { _ = try await store.attachment(still.id) }
+        #expect(joined.position == 0)
         #expect(joined.mediaType == "image/heic")
         #expect(joined.filename == "IMG_0001.HEIC")
         let motion = try #require(joined.motion)
@@ -33,12 +35,12 @@ struct LivePhotoTests {
         #expect(motion.durationMilliseconds == 2500)
         #expect(motion.state == .present)
         #expect(motion.byteCount == Int64(try Data(contentsOf: try Self.file("IMG_0001.MOV")).count))
-        #expect(try await store.attachments(of: note.id).map(\.id) == [still.id])
-        try await Self.expectBothOriginals(of: still.id, in: store, still: "IMG_0001.HEIC", clip: "IMG_0001.MOV")
+        #expect(try await store.attachments(of: note.id).map(\.id) == [joined.id])
+        try await Self.expectBothOriginals(of: joined.id, in: store, still: "IMG_0001.HEIC", clip: "IMG_0001.MOV")
         #expect(try await store.verify().isClean)
     }
 
-    @Test func aStillAddedAfterItsClipTakesTheAttachmentOverAndKeepsItsPlace() async throws {
+    @Test func aStillAddedAfterItsClipMakesThePairInTheClipsPlace() async throws {
         let fixture = try await StoreFixture()
         let store = fixture.store
         let note = try await store.createNote(title: "live")
@@ -48,15 +50,15 @@ struct LivePhotoTests {
         #expect(clip.isVideo)
         let joined = try await store.addAttachment(to: note.id, fromFile: try Self.file("IMG_0002.JPG"))
 
-        #expect(joined.id == clip.id)
-        #expect(joined.position == 1, "the pair keeps the clip's place")
+        #expect(joined.position == 1, "the pair takes the clip's place")
+        #expect(abs(joined.createdAt.timeIntervalSince(clip.createdAt)) < 0.001, "and its creation time")
         #expect(joined.mediaType == "image/jpeg")
         #expect(joined.image?.width == 1440)
         #expect(joined.motion?.blobHash.rawValue == (try Self.sha256(try Self.file("IMG_0002.MOV"))))
-        #expect(try await store.attachments(of: note.id).map(\.id) == [first.id, clip.id, after.id])
-        try await Self.expectBothOriginals(of: clip.id, in: store, still: "IMG_0002.JPG", clip: "IMG_0002.MOV")
-        // The still's thumbnail; the clip plays.
-        let thumbnail = try await store.thumbnail(for: clip.id)
+        #expect(try await store.attachments(of: note.id).map(\.id) == [first.id, joined.id, after.id])
+        try await Self.expectBothOriginals(of: joined.id, in: store, still: "IMG_0002.JPG", clip: "IMG_0002.MOV")
+        // The still's thumbnail.
+        let thumbnail = try await store.thumbnail(for: joined.id)
         #expect(thumbnail.width == 200)
         #expect(try await store.verify().isClean)
     }
@@ -66,9 +68,8 @@ struct LivePhotoTests {
         let note = try await fixture.store.createNote(title: "batch")
         let outcomes = try await fixture.store.addAttachments(to: note.id, fromFiles: [try Self.file("IMG_0001.MOV"), try Self.file("IMG_0001.HEIC")])
         let ids = try outcomes.map { try $0.get().id }
-        #expect(ids[0] == ids[1])
         let attachments = try await fixture.store.attachments(of: note.id)
-        #expect(attachments.count == 1)
+        #expect(attachments.map(\.id) == [ids[1]], "the second half's attachment is the pair")
         #expect(attachments.first?.mediaType == "image/heic")
         #expect(attachments.first?.motion?.mediaType == "video/quicktime")
     }
@@ -90,17 +91,16 @@ struct LivePhotoTests {
         let fixture = try await StoreFixture()
         let store = fixture.store
         let note = try await store.createNote(title: "live")
-        let clip = try await store.addAttachment(to: note.id, fromFile: try Self.file("IMG_0001.MOV"))
+        _ = try await store.addAttachment(to: note.id, fromFile: try Self.file("IMG_0001.MOV"))
         let joined = try await store.addAttachment(to: note.id, fromFile: try Self.file("IMG_0001.HEIC"))
-        #expect(joined.id == clip.id)
         let kept = try await store.collectGarbage(olderThan: .zero)
         #expect(kept.blobs == 0, "the clip, no longer the attachment's own bytes, is still referenced")
-        try await Self.expectBothOriginals(of: clip.id, in: store, still: "IMG_0001.HEIC", clip: "IMG_0001.MOV")
+        try await Self.expectBothOriginals(of: joined.id, in: store, still: "IMG_0001.HEIC", clip: "IMG_0001.MOV")
         let statistics = try await store.statistics()
         let bothSizes = try [Self.file("IMG_0001.HEIC"), Self.file("IMG_0001.MOV")].reduce(Int64(0)) { $0 + Int64(try Data(contentsOf: $1).count) }
         #expect(statistics.referencedBytes == bothSizes, "the clip counts as referenced")
 
-        try await store.deleteAttachment(clip.id)
+        try await store.deleteAttachment(joined.id)
         let collected = try await store.collectGarbage(olderThan: .zero)
         #expect(collected.blobs == 2)
         #expect(try await store.verify().isClean)

@@ -90,6 +90,24 @@ struct PlayableVideoTests {
         #expect(try await fixture.store.attachment(clip.id).image?.durationMilliseconds ?? 0 > 2_000, "the original keeps its length")
     }
 
+    @Test func aTenHourClipIsKeptWholeGetsAPosterAndPlaysAsItsFirstFifteenMinutes() async throws {
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "left running")
+        let source = try Self.clip("ten-hours.mp4")
+        let clip = try await fixture.store.addAttachment(to: note.id, fromFile: source)
+        #expect(clip.image?.durationMilliseconds == 36_000_000, "ten hours, as its container says")
+        let poster = try await fixture.store.thumbnail(for: clip.id)
+        #expect((poster.width, poster.height) == (64, 36), "a poster, from the frame a second in")
+        let copy = try await fixture.store.playableVideo(for: clip.id)
+        let outcome = try await ChildProcess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", copy.path])
+        let seconds = try #require(Double(outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(seconds > 899 && seconds <= 901, "cut at the 15 minutes of the default settings: \(seconds) s")
+        var original = Data()
+        for try await chunk in try await fixture.store.originalStream(for: clip.id) { original.append(contentsOf: chunk.bytes) }
+        #expect(original == (try Data(contentsOf: source)), "the original keeps all ten hours")
+        #expect(try await fixture.store.verify().isClean)
+    }
+
     @Test func theBudgetRemovesPlayableCopiesBeforeAnyOriginal() async throws {
         var configuration = AttachmentStore.Configuration()
         configuration.evictionGrace = 0

@@ -503,6 +503,48 @@ class BrowserTest:
         self.driver.get(f"{self.server.url}/notes/{self.note_id}")
         self.wait(lambda d: len(self.tiles()) == before, "the note without the clips")
 
+    def live_photo_moves_on_demand(self):
+        """A Live Photo's still and clip, imported together, are one tile saying LIVE; the
+        viewer shows the still, and its Live button plays the clip (transcoded from HEVC by the
+        server) until it ends and the still comes back. The pair goes to the trash afterwards."""
+        before = len(self.tiles())
+        files = [self.photo(f"live/IMG_0001.{kind}") for kind in ("MOV", "HEIC")]
+        self.driver.find_element(By.ID, "import").send_keys("\n".join(files))
+        # Whichever half is stored last joins the other: wait until both uploads are done.
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#gallery .thumb[data-filename='IMG_0001.HEIC'][data-motion]")
+                  and not d.find_elements(By.CSS_SELECTOR, "#gallery .tile-pending")
+                  and len(self.tiles()) == before + 1 and self.loaded_thumbnails() == before + 1, "one tile for the pair")
+        thumb = self.driver.find_element(By.CSS_SELECTOR, "#gallery .thumb[data-filename='IMG_0001.HEIC']")
+        assert thumb.get_attribute("data-motion"), "no clip on the Live Photo's tile"
+        assert thumb.find_element(By.CSS_SELECTOR, ".tile-badge").text == "LIVE"
+        viewer = self.driver.find_element(By.ID, "viewer")
+        ActionChains(self.driver).double_click(thumb).perform()
+        self.wait(lambda d: viewer.get_attribute("data-state") in ("loaded", "failed"), "the still to open")
+        assert viewer.get_attribute("data-state") == "loaded", self.driver.find_element(By.ID, "viewer-progress").text
+        assert viewer.get_attribute("data-kind") != "video", "the still is shown first"
+        live = self.driver.find_element(By.ID, "viewer-live")
+        assert live.is_displayed(), "no Live button for a Live Photo"
+        self.js("document.getElementById('viewer-video').muted = true")
+        live.click()
+        self.wait(lambda d: viewer.get_attribute("data-kind") == "video" and viewer.get_attribute("data-state") == "loaded",
+                  "the clip to start")
+        self.wait(lambda d: self.js("return document.getElementById('viewer-video').currentTime") > 0.5, "the clip to play half a second")
+        shown = self.js("const v = document.getElementById('viewer-video'); return [v.videoWidth, v.videoHeight]")
+        assert tuple(shown) == (1280, 720), f"the clip plays at {shown}"
+        self.shot("08-viewer-live-photo")
+        self.wait(lambda d: viewer.get_attribute("data-kind") != "video" and viewer.get_attribute("data-state") == "loaded",
+                  "the still to come back when the clip ends")
+        print(f"  the Live Photo's clip played at {shown[0]}x{shown[1]}, then the still came back")
+        self.driver.find_element(By.ID, "viewer-done").click()
+        self.wait(lambda d: viewer.get_attribute("open") is None, "the viewer to close")
+        _, listing = self.server.get_json(f"/api/notes/{self.note_id}/attachments")
+        for attachment in listing["attachments"]:
+            if attachment["filename"] == "IMG_0001.HEIC":
+                assert attachment["motion"]["filename"] == "IMG_0001.MOV", attachment
+                self.server.send("DELETE", f"/api/attachments/{attachment['id']}", None)
+        self.driver.get(f"{self.server.url}/notes/{self.note_id}")
+        self.wait(lambda d: len(self.tiles()) == before, "the note without the Live Photo")
+
     def remote_photo_arrives(self):
         # A second server pulls the note's records from the first; the bytes stay there until a
         # thumbnail is asked for. The first serves them at 2 MiB/s (--peer-bandwidth 2), so the
@@ -696,7 +738,7 @@ def main():
                  test.paste_adds_a_photo, test.any_file_attaches, test.reorder_select_delete_move_and_download,
                  test.notes_list_previews_search_and_shortcuts, test.readme_screenshots, test.dark_mode_follows_the_system, test.phone_width,
                  test.accessibility_audit,
-                 test.open_formats_browsers_cannot_draw, test.videos_play_in_the_viewer, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
+                 test.open_formats_browsers_cannot_draw, test.videos_play_in_the_viewer, test.live_photo_moves_on_demand, test.remote_photo_arrives, test.gallery_loads_as_it_scrolls,
                  test.no_console_errors,
                  test.interrupted_upload_resumes, test.delete_note_restore_it_from_the_trash_then_purge_it]
         for index, step in enumerate(steps):

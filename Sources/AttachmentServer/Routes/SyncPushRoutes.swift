@@ -9,7 +9,8 @@ import Hummingbird
 ///   ``maxBatchBytes`` and ``maxBatchChanges`` changes, and applies it exactly as a pulled batch
 ///   is applied: every change is checked against the store's peer limits, and one that fails is
 ///   refused, counted and skipped. It answers `{"applied": SyncApplyReport, "wanted": [hash]}`,
-///   `wanted` naming the originals the batch's attachments refer to whose bytes are not here.
+///   `wanted` naming the originals the batch's attachments refer to (a Live Photo's clip
+///   included) whose bytes are not here.
 /// - `HEAD /sync/blobs/{hash}` answers `Upload-Offset` (the bytes held: all of them once here)
 ///   and `Upload-Length`, for an original a record here names (404 `blob_not_wanted` otherwise).
 /// - `PATCH /sync/blobs/{hash}` with `Upload-Offset` and an `application/offset+octet-stream`
@@ -83,9 +84,9 @@ struct SyncPushRoutes {
             ])
         }
         // Only bytes a record here names are wanted: a refused change created none.
-        let named = batch.changes.compactMap { change -> BlobHash? in
-            guard case .attachment(let token) = change else { return nil }
-            return token.attachment.blobHash
+        let named = batch.changes.flatMap { change -> [BlobHash] in
+            guard case .attachment(let token) = change else { return [] }
+            return [token.attachment.blobHash] + (token.attachment.motion.map { [$0.blobHash] } ?? [])  // a Live Photo's clip too
         }
         let wanted = try await store.blobsLacking(among: named)
         return PushAnswer(applied: applied, wanted: wanted.map(\.rawValue))

@@ -74,11 +74,11 @@ extension AttachmentStore {
 
     /// Inserts the row of a new attachment whose original `facts` describe (its bytes installed
     /// and recorded present) at `position` of `note`. Call inside a catalog write transaction.
-    /// When the bytes are one half of a Live Photo whose other half is in the note already, no
-    /// row is added: the two become that attachment (``joinLivePhoto(_:filename:metadata:note:in:)``).
+    /// When the bytes are one half of a Live Photo whose other half is in the note already, the
+    /// other half's row is replaced by one for both (``joinLivePhoto(_:id:filename:metadata:note:in:)``).
     func insertRecord(of facts: OriginalFacts, note: NoteID, filename: String, metadata: [String: String], id: AttachmentID,
                       position: Int, in db: any SQLTransaction) throws -> Attachment {
-        if let joined = try joinLivePhoto(facts, filename: filename, metadata: metadata, note: note, in: db) { return joined }
+        if let joined = try joinLivePhoto(facts, id: id, filename: filename, metadata: metadata, note: note, in: db) { return joined }
         let now = Date()
         var record = AttachmentRecord(
             id: id.rawValue, noteId: note.rawValue, position: position,
