@@ -258,7 +258,7 @@ public enum SharedCatalogMigrations {
             ["ALTER TABLE attachment ADD COLUMN durationMilliseconds \(dialect == .postgres ? "BIGINT" : "INTEGER")",
              "ALTER TABLE attachment ADD COLUMN pageCount \(dialect == .postgres ? "BIGINT" : "INTEGER")"]
         },
-        Migration(id: "v22: a Live Photo, a still and its clip, is one attachment") { dialect in
+        Migration(id: "v22: a Live Photo, a still and its clip, is one attachment; a motion photo's clip") { dialect in
             // The clip is the attachment's second original: its hash (a reference like
             // `blobHash`, checked and counted the same way), type, name and playing time; NULL
             // for every other attachment. `contentIdentifier` is the identifier the phone gave
@@ -270,6 +270,8 @@ public enum SharedCatalogMigrations {
                 "ALTER TABLE attachment ADD COLUMN motionFilename TEXT",
                 "ALTER TABLE attachment ADD COLUMN motionDurationMilliseconds \(integer)",
                 "ALTER TABLE attachment ADD COLUMN contentIdentifier TEXT",
+                // An Android motion photo's clip is inside its own bytes: where it starts.
+                "ALTER TABLE attachment ADD COLUMN embeddedVideoOffset \(integer)",
                 "CREATE INDEX attachment_on_motionHash ON attachment(motionHash) WHERE motionHash IS NOT NULL",
             ] + BlobHashColumns.checkStatements(BlobHashColumns.motion, dialect) + CatalogTally.motionMigrationStatements(dialect)
         },

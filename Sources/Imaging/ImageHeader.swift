@@ -19,11 +19,15 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     /// The Live Photo identifier in the EXIF's Apple maker note (``LivePhotoIdentifier``), when
     /// the still of a Live Photo carries one.
     public var contentIdentifier: String?
+    /// For an Android motion photo (``MotionPhoto``): where its MP4 clip starts in the file (it
+    /// runs to the end); `nil` for any other image.
+    public var embeddedVideoOffset: Int64?
 
     /// Creates a header value.
     public init(format: ImageFormat, width: Int, height: Int, orientation: Int, hasAlpha: Bool, frameCount: Int,
-                bands: Int = 3, bytesPerBand: Int = 1, contentIdentifier: String? = nil) {
+                bands: Int = 3, bytesPerBand: Int = 1, contentIdentifier: String? = nil, embeddedVideoOffset: Int64? = nil) {
         self.contentIdentifier = contentIdentifier
+        self.embeddedVideoOffset = embeddedVideoOffset
         self.format = format
         self.width = width
         self.height = height

@@ -71,15 +71,27 @@ public enum ImageProbe {
             frameCount: max(1, Int(cvips_page_count(image))),
             bands: Int(cvips_bands(image)),
             bytesPerBand: max(1, Int(cvips_bytes_per_band(image))),
-            contentIdentifier: exifBlock(of: image).flatMap(LivePhotoIdentifier.reading(inEXIF:))
+            contentIdentifier: exifBlock(of: image).flatMap(LivePhotoIdentifier.reading(inEXIF:)),
+            embeddedVideoOffset: format == .jpeg ? embeddedVideoOffset(of: image, path: path) : nil
         )
     }
 
     /// The image's `exif-data` blob, when it has one of at most 1 MiB (a JPEG's APP1 holds at
     /// most 64 KiB; a HEIF's is no larger in practice).
-    private static func exifBlock(of image: OpaquePointer) -> [UInt8]? {
+    private static func exifBlock(of image: OpaquePointer) -> [UInt8]? { blob("exif-data", of: image) }
+
+    /// The blob field `name` of `image`, when it has one of 1 byte to 1 MiB.
+    private static func blob(_ name: String, of image: OpaquePointer) -> [UInt8]? {
         var length = 0
-        guard let data = cvips_get_blob(image, "exif-data", &length), (1...(1 << 20)).contains(length) else { return nil }
+        guard let data = cvips_get_blob(image, name, &length), (1...(1 << 20)).contains(length) else { return nil }
         return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    /// Where an Android motion photo's clip starts in the JPEG at `path`, from its `xmp-data`.
+    private static func embeddedVideoOffset(of image: OpaquePointer, path: String) -> Int64? {
+        guard let xmp = blob("xmp-data", of: image) else { return nil }
+        return FileBytes.reading(fileAt: path) { source in
+            MotionPhoto.videoOffset(xmp: xmp, fileSize: source.fileSize) { source.bytes(at: $0, count: 8) }
+        }
     }
 }

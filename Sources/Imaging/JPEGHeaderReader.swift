@@ -37,6 +37,7 @@ package enum JPEGHeaderReader {
         var orientation = 1  // what libvips reads when there is no EXIF
         var exifSeen = false
         var contentIdentifier: String?
+        var xmp: [UInt8]?
         for _ in 0..<maxMarkers {
             // libjpeg skips stray bytes before a marker with a warning; the reader steps aside.
             guard offset < maxHeaderBytes, let prefix = source.bytes(at: offset, count: 2), prefix[0] == 0xFF else { return nil }
@@ -65,6 +66,10 @@ package enum JPEGHeaderReader {
                     case .orientation(let value): orientation = value
                     case .unsure: return nil
                     }
+                } else if xmp == nil, bodyLength > MotionPhoto.xmpSignature.count,
+                          let head = source.bytes(at: body, count: MotionPhoto.xmpSignature.count), head == MotionPhoto.xmpSignature {
+                    // XMP: read for an Android motion photo's clip only (libvips reads it too).
+                    xmp = source.bytes(at: body, count: bodyLength)
                 }
             case 0xE0, 0xE2...0xEF, 0xFE:  // other APPn and COM: skipped, as long as they are there
                 break
@@ -81,7 +86,10 @@ package enum JPEGHeaderReader {
                 guard let frame, let data = source.bytes(at: body, count: bodyLength), frame.acceptsScan(data) else { return nil }
                 return ImageHeader(format: .jpeg, width: frame.width, height: frame.height,
                                    orientation: orientation, hasAlpha: false, frameCount: 1,
-                                   bands: frame.components.count, bytesPerBand: 1, contentIdentifier: contentIdentifier)
+                                   bands: frame.components.count, bytesPerBand: 1, contentIdentifier: contentIdentifier,
+                                   embeddedVideoOffset: source.base == 0 ? xmp.flatMap { xmp in
+                                       MotionPhoto.videoOffset(xmp: xmp, fileSize: source.fileSize) { source.bytes(at: $0, count: 8) }
+                                   } : nil)
             default:  // other frames, DAC, DNL, EOI, RSTn, a second SOI, reserved: libvips decides
                 return nil
             }

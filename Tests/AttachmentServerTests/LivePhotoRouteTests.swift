@@ -71,6 +71,27 @@ struct LivePhotoRouteTests {
         }
     }
 
+    @Test func aMotionPhotosTileSaysLiveAndItsVideoAddressPlaysTheClipInsideIt() async throws {
+        let fixture = try ServerFixture()
+        let store = try await fixture.store()
+        let note = try await store.createNote(title: "pixel")
+        let photo = try await store.addAttachment(to: note.id, fromFile: try Corpus.file("live/PXL_20240501_102030.MP.jpg"))
+        try await fixture.test { client in
+            let resource = try await client.execute(uri: "/api/attachments/\(photo.id)", method: .get)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: resource.body)) as? [String: Any])
+            #expect(json["motion"] == nil, "one original: the clip is inside it")
+            #expect((json["image"] as? [String: Any])?["embeddedVideoOffset"] as? Int == photo.image?.embeddedVideoOffset)
+            let address = try #require(json["videoUrl"] as? String)
+            let playable = try await client.execute(uri: address, method: .get)
+            #expect(playable.status == .ok)
+            #expect(playable.headers[.contentType] == "video/mp4")
+            let page = try await client.execute(uri: "/notes/\(note.id)", method: .get)
+            let html = String(buffer: page.body)
+            #expect(html.contains("data-motion=\"\(address)\""))
+            #expect(html.contains(">LIVE</span>"))
+        }
+    }
+
     @Test func byRecordSyncThePairStaysAPairAndTheClipComesWhenAsked() async throws {
         let peer = try ServerFixture()
         let peerStore = try await peer.store()

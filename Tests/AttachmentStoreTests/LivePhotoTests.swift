@@ -146,3 +146,28 @@ struct LivePhotoTests {
         #expect(clipContent.mediaType == "video/quicktime")
     }
 }
+
+/// An Android motion photo is one original, the photo, whose clip inside it plays.
+@Suite("Android motion photos in the store", .timeLimit(.minutes(2)))
+struct MotionPhotoAttachmentTests {
+    @Test func aMotionPhotoKeepsItsBytesShowsItsPictureAndPlaysItsClip() async throws {
+        let fixture = try await StoreFixture()
+        let store = fixture.store
+        let note = try await store.createNote(title: "pixel")
+        let source = try Corpus.file("live/PXL_20240501_102030.MP.jpg")
+        let photo = try await store.addAttachment(to: note.id, fromFile: source)
+        #expect(photo.mediaType == "image/jpeg")
+        #expect(photo.hasMotion && !photo.isLivePhoto)
+        let offset = try #require(photo.image?.embeddedVideoOffset)
+        let clip = try Data(contentsOf: try Corpus.file("video/clip-h264.mp4"))
+        #expect(try Data(contentsOf: source).dropFirst(offset) == clip)
+        #expect(try await store.thumbnail(for: photo.id).width == 200, "the picture's thumbnail")
+
+        let playable = try await store.playableVideo(for: photo.id)
+        let copy = try Data(contentsOf: URL(filePath: playable.path))
+        #expect(copy.dropFirst(4).prefix(4) == Data("ftyp".utf8))
+        #expect(copy.count > clip.count / 2, "the clip's streams, copied")
+        #expect(try await store.original(of: photo.id).data() == (try Data(contentsOf: source)), "the original is never changed")
+        #expect(try await store.verify().isClean)
+    }
+}

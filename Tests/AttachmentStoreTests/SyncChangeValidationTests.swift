@@ -38,6 +38,18 @@ struct SyncChangeValidationTests {
               filename: filename, durationMilliseconds: durationMilliseconds, state: .present)
     }
 
+    @Test("a motion photo's clip from a peer must start inside the photo's bytes, after a JPEG header")
+    func embeddedVideoOffsets() {
+        func problem(_ offset: Int, _ byteCount: Int64) -> String? {
+            Self.validation.problem(with: Self.token(byteCount: byteCount, image: .init(width: 10, height: 10, orientation: 1, embeddedVideoOffset: offset)))
+        }
+        #expect(problem(200, 1000) == nil)
+        #expect(problem(1000, 1000) == "embedded video offset 1000 lies outside the photo's 1000 bytes")
+        #expect(problem(5, 1000) != nil)
+        #expect(problem(-1, 1000) != nil)
+        #expect(problem(Int.max, 1000) != nil)
+    }
+
     @Test("a Live Photo's clip from a peer must be a video of a possible size and time under a safe name, its identifier well formed",
           arguments: [
         (motion() as StoredAttachment.Motion?, "1F6C3E2A-5B7D-4C11-9E0F-2A3B4C5D6E7F" as String?, nil as String?),

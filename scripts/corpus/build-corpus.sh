@@ -31,8 +31,8 @@ stage=$parent/.$base.building
 
 # What this builder makes, numbered: a corpus another version of it made (CORPUS_VERSION
 # differs or is missing) is rebuilt and replaced, so new files reach every checkout.
-# 2: special/mpf-*.jpg. 3: video/. 4: document/. 5: live/, video/ten-hours.mp4.
-corpus_version=5
+# 2: special/mpf-*.jpg. 3: video/. 4: document/. 5: live/, video/ten-hours.mp4. 6: live/ motion photos.
+corpus_version=6
 built() { [ -f "$target/MANIFEST.tsv" ] && [ "$(cat -- "$target/CORPUS_VERSION" 2>/dev/null)" = "$corpus_version" ]; }
 if built; then
   say "already built: $target (delete it to rebuild)"
@@ -304,6 +304,10 @@ for pair in 0001:heic:1F6C3E2A-5B7D-4C11-9E0F-2A3B4C5D6E7F 0002:jpg:7A0B1C2D-3E4
   ff -i "$work/hevc.mov" -map 0 -c copy -metadata "com.apple.quicktime.content.identifier=$identifier" \
     -metadata com.apple.quicktime.creationdate=2024-05-01T12:20:30+0200 -movflags use_metadata_tags "live/IMG_$number.MOV"
 done
+# Android motion photos: the JPEG with its MP4 appended and named in its XMP, in Google's
+# current format and in the older MicroVideo one.
+python3 "$here/make-motion-photo.py" "$work/live.jpg" video/clip-h264.mp4 live/PXL_20240501_102030.MP.jpg
+python3 "$here/make-motion-photo.py" "$work/live.jpg" video/clip-h264.mp4 live/MVIMG_20240501_102030.jpg --micro-video
 
 say "document/: PDFs written by scripts/corpus/make-pdf.py, one with a real photo on its first page"
 vips thumbnail "$mate/nature/Dune.jpg" "$work/page-photo.jpg[Q=85]" 800
@@ -394,6 +398,8 @@ live/IMG_0001.HEIC
 live/IMG_0001.MOV
 live/IMG_0002.JPG
 live/IMG_0002.MOV
+live/PXL_20240501_102030.MP.jpg
+live/MVIMG_20240501_102030.jpg
 document/three-pages.pdf
 document/10000-pages.pdf
 document/truncated.pdf
@@ -435,6 +441,9 @@ for number in 0001 0002; do
   ffprobe -v error -show_entries format_tags=com.apple.quicktime.content.identifier -of default=nw=1:nk=1 "live/IMG_$number.MOV" |
     grep -qx -- "$identifier" || problems+=("live/IMG_$number.MOV does not carry its still's content identifier")
 done
+exiftool -a -s3 -DirectoryItemSemantic live/PXL_20240501_102030.MP.jpg | grep -qx MotionPhoto ||
+  problems+=("live/PXL_20240501_102030.MP.jpg names no MotionPhoto item in its XMP")
+[ "$(exiftool -s3 -MicroVideo live/MVIMG_20240501_102030.jpg)" = 1 ] || problems+=("live/MVIMG_20240501_102030.jpg is no MicroVideo")
 duration=$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 video/ten-hours.mp4)
 [ "${duration%%.*}" -ge 35990 ] || problems+=("video/ten-hours.mp4 lasts ${duration}s, not ten hours")
 [ "$(header_field special/cmyk.jpg interpretation)" = cmyk ] || problems+=("special/cmyk.jpg is not CMYK")

@@ -44,7 +44,7 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
             originalUrl = "\(url)/original?v=\(attachment.blobHash.rawValue)"
             thumbnailUrl = attachment.image == nil ? nil : "\(url)/thumbnail?v=\(attachment.blobHash.rawValue)"
             displayUrl = thumbnailUrl.map { [originalUrl] in DisplayImage.showsOriginal(attachment) ? originalUrl : $0 + "&size=\(DisplayImage.size)" }
-            let clip = attachment.motion?.blobHash ?? (attachment.isVideo ? attachment.blobHash : nil)
+            let clip = attachment.motion?.blobHash ?? (attachment.isVideo || attachment.hasMotion ? attachment.blobHash : nil)
             videoUrl = clip.map { [url] in "\(url)/video?v=\($0.rawValue)" }
             motionUrl = attachment.motion.map { [url] in "\(url)/motion?v=\($0.blobHash.rawValue)" }
         }
@@ -123,6 +123,7 @@ struct AttachmentResource: ResponseGenerator, Decodable, Equatable {
             json.key("image")
             json.openObject()
             if let duration = image.durationMilliseconds { json.key("durationMilliseconds"); json.integer(duration) }
+            if let offset = image.embeddedVideoOffset { json.key("embeddedVideoOffset"); json.integer(offset) }
             json.key("height"); json.integer(image.height)
             json.key("orientation"); json.integer(image.orientation)
             if let pages = image.pageCount { json.key("pageCount"); json.integer(pages) }

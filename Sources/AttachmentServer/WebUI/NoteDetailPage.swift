@@ -140,7 +140,7 @@ struct NoteDetailPage {
             <li class="tile" data-id="\(HTML.escape(resource.id))"\(remote ? " data-availability=\"remote\"" : "")>\
             <button type="button" class="thumb" data-original="\(HTML.escape(resource.originalUrl))" \
             data-display="\(HTML.escape(resource.displayUrl ?? resource.originalUrl))" \
-            \(resource.videoUrl.map { "data-\(attachment.isLivePhoto ? "motion" : "video")=\"\(HTML.escape($0))\" " } ?? "")\
+            \(resource.videoUrl.map { "data-\(attachment.hasMotion ? "motion" : "video")=\"\(HTML.escape($0))\" " } ?? "")\
             data-filename="\(name)" data-media-type="\(HTML.escape(attachment.mediaType))" data-image="\(resource.thumbnailUrl == nil ? "false" : "true")" \
             aria-label="\(attachment.isVideo ? "Play" : "Open") \(name)">\(picture)\(badge(attachment))</button>\(remote ? fetchRing(name: name) : "")\
             <span class="tile-name">\(stateBadge(attachment.state))\(name)</span>\
@@ -150,10 +150,10 @@ struct NoteDetailPage {
             """
     }
 
-    /// The badge over a tile's picture: a video's ▶ and playing time, a Live Photo's LIVE, a
+    /// The badge over a tile's picture: a video's ▶ and playing time, a Live or motion photo's LIVE, a
     /// PDF's page count; nothing for a photo.
     static func badge(_ attachment: Attachment) -> String {
-        if attachment.isLivePhoto {
+        if attachment.hasMotion {
             return "<span class=\"tile-badge\">LIVE</span>"
         }
         if attachment.isVideo {

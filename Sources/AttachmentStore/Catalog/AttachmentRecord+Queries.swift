@@ -23,7 +23,7 @@ extension AttachmentRecord {
     static func heldOriginal(_ hash: BlobHash, in db: any SQLTransaction) throws -> OriginalFacts? {
         guard let row = try db.queryOne("""
             SELECT attachment.mediaType, attachment.width, attachment.height, attachment.orientation, attachment.durationMilliseconds,
-                   attachment.pageCount, attachment.contentIdentifier, blob.byteCount
+                   attachment.pageCount, attachment.embeddedVideoOffset, attachment.contentIdentifier, blob.byteCount
             FROM attachment JOIN blob ON blob.hash = attachment.blobHash
             WHERE attachment.blobHash = ? AND blob.state = 'present'
             LIMIT 1
@@ -31,8 +31,9 @@ extension AttachmentRecord {
         else { return nil }
         var record = AttachmentRecord(id: "", noteId: "", position: 0, blobHash: hash.rawValue, mediaType: "", filename: "", image: nil,
                                       metadata: [:], createdAt: .distantPast, updatedAt: .distantPast, clock: "")
-        (record.width, record.height, record.orientation, record.durationMilliseconds, record.pageCount) =
-            (try row.int("width"), try row.int("height"), try row.int("orientation"), try row.int("durationMilliseconds"), try row.int("pageCount"))
+        (record.width, record.height, record.orientation, record.durationMilliseconds, record.pageCount, record.embeddedVideoOffset) =
+            (try row.int("width"), try row.int("height"), try row.int("orientation"), try row.int("durationMilliseconds"), try row.int("pageCount"),
+             try row.int("embeddedVideoOffset"))
         return OriginalFacts(hash: hash, byteCount: try row.requiredInt64("byteCount"), mediaType: try row.requiredString("mediaType"),
                              image: record.image, contentIdentifier: try row.string("contentIdentifier"))
     }
@@ -214,9 +215,12 @@ extension AttachmentRecord {
     /// Gives every attachment of the content `hash` the media type and picture size its bytes
     /// were found to have (a peer's claim is replaced once the bytes arrive).
     static func setFacts(ofContent hash: BlobHash, mediaType: String, image: Attachment.ImageInfo?, in db: any SQLTransaction) throws {
-        try db.execute("UPDATE attachment SET mediaType = ?, width = ?, height = ?, orientation = ?, durationMilliseconds = ?, pageCount = ? WHERE blobHash = ?", [
+        try db.execute("""
+            UPDATE attachment SET mediaType = ?, width = ?, height = ?, orientation = ?, durationMilliseconds = ?, pageCount = ?, embeddedVideoOffset = ?
+            WHERE blobHash = ?
+            """, [
             .text(mediaType), .integer(image?.width), .integer(image?.height), .integer(image?.orientation),
-            .integer(image?.durationMilliseconds), .integer(image?.pageCount), .text(hash.rawValue),
+            .integer(image?.durationMilliseconds), .integer(image?.pageCount), .integer(image?.embeddedVideoOffset), .text(hash.rawValue),
         ])
         // A Live Photo's clip of those bytes: the type and playing time found.
         try db.execute("UPDATE attachment SET motionMediaType = ?, motionDurationMilliseconds = ? WHERE motionHash = ?", [

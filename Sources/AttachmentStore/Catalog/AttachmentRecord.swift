@@ -16,6 +16,8 @@ struct AttachmentRecord: Sendable {
     var durationMilliseconds: Int?
     /// A document's pages (``Attachment/ImageInfo/pageCount``).
     var pageCount: Int?
+    /// A motion photo's clip's start (``Attachment/ImageInfo/embeddedVideoOffset``).
+    var embeddedVideoOffset: Int?
     var metadata: [String: String]
     var createdAt: Date
     var updatedAt: Date
@@ -74,17 +76,18 @@ struct AttachmentRecord: Sendable {
             (motion?.blobHash.rawValue, motion?.mediaType, motion?.filename, motion?.durationMilliseconds)
     }
 
-    /// The picture facts its four columns hold: `nil` unless width and height are set. The one
+    /// The picture facts its six columns hold: `nil` unless width and height are set. The one
     /// place those columns meet ``Attachment/ImageInfo``.
     var image: Attachment.ImageInfo? {
         get {
             guard let width, let height else { return nil }
             return Attachment.ImageInfo(width: width, height: height, orientation: orientation ?? 1,
-                                        durationMilliseconds: durationMilliseconds, pageCount: pageCount)
+                                        durationMilliseconds: durationMilliseconds, pageCount: pageCount, embeddedVideoOffset: embeddedVideoOffset)
         }
         set {
-            (width, height, orientation, durationMilliseconds, pageCount) = (newValue?.width, newValue?.height, newValue?.orientation,
-                                                                              newValue?.durationMilliseconds, newValue?.pageCount)
+            (width, height, orientation, durationMilliseconds, pageCount, embeddedVideoOffset) =
+                (newValue?.width, newValue?.height, newValue?.orientation, newValue?.durationMilliseconds, newValue?.pageCount,
+                 newValue?.embeddedVideoOffset)
         }
     }
 
@@ -106,6 +109,7 @@ struct AttachmentRecord: Sendable {
         orientation = try row.int("orientation")
         durationMilliseconds = try row.int("durationMilliseconds")
         pageCount = try row.int("pageCount")
+        embeddedVideoOffset = try row.int("embeddedVideoOffset")
         metadata = try Self.metadata(try row.string("metadata") ?? "{}")
         createdAt = try row.requiredDate("createdAt")
         updatedAt = try row.requiredDate("updatedAt")
@@ -151,6 +155,7 @@ struct AttachmentRecord: Sendable {
         .init("orientation") { .integer($0.orientation) },
         .init("durationMilliseconds") { .integer($0.durationMilliseconds) },
         .init("pageCount") { .integer($0.pageCount) },
+        .init("embeddedVideoOffset") { .integer($0.embeddedVideoOffset) },
         .init("metadata") { .text(json($0.metadata)) },
         .init("createdAt") { .date($0.createdAt) },
         .init("updatedAt") { .date($0.updatedAt) },

@@ -20,7 +20,8 @@ struct IngestedBlob: Sendable {
         if MediaTypeSniffer.isReadableRaster(sniffed), let header = try? ImageProbe.header(ofFileAt: staged.temporaryPath) {
             // libvips knows HEIF brands better than a four-byte sniff does.
             self.mediaType = header.format.mediaType
-            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation)
+            self.image = Attachment.ImageInfo(width: header.width, height: header.height, orientation: header.orientation,
+                                              embeddedVideoOffset: header.embeddedVideoOffset.map { Int($0) })
             self.contentIdentifier = header.contentIdentifier
         } else if MediaTypeSniffer.isVideo(sniffed), let header = try? VideoProbe.header(ofFileAt: staged.temporaryPath, tools: videoTools) {
             self.mediaType = sniffed

@@ -43,9 +43,14 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         /// A document's pages; `nil` for anything but a PDF. Its width and height are then its
         /// first page's, in points (pixels at 72 dpi).
         public var pageCount: Int?
+        /// An Android motion photo's clip: where its MP4 starts in the photo's own bytes (it runs
+        /// to their end); `nil` for anything else. Read from the photo's XMP and checked at import.
+        public var embeddedVideoOffset: Int?
 
         /// Creates an image-info value.
-        public init(width: Int, height: Int, orientation: Int, durationMilliseconds: Int? = nil, pageCount: Int? = nil) {
+        public init(width: Int, height: Int, orientation: Int, durationMilliseconds: Int? = nil, pageCount: Int? = nil,
+                    embeddedVideoOffset: Int? = nil) {
+            self.embeddedVideoOffset = embeddedVideoOffset
             self.width = width
             self.height = height
             self.orientation = orientation
@@ -132,8 +137,12 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     /// this attachment. `nil` for files that carry none.
     public var contentIdentifier: String?
 
-    /// Whether it is a Live Photo: a still with its clip.
+    /// Whether it is a Live Photo: a still with its clip as a second original (``motion``).
     public var isLivePhoto: Bool { motion != nil }
+
+    /// Whether it is a still with a clip to play: a Live Photo, or an Android motion photo
+    /// whose clip is inside its own bytes (``ImageInfo/embeddedVideoOffset``).
+    public var hasMotion: Bool { motion != nil || image?.embeddedVideoOffset != nil }
 
     /// Whether it is a video the store reads (MP4 or QuickTime): it has a poster for a
     /// thumbnail and a playable copy (``AttachmentStore/playableVideo(for:)``).

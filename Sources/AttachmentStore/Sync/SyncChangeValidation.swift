@@ -49,6 +49,7 @@ package struct SyncChangeValidation {
                 { Self.filename(attachment.filename) },
                 { image(attachment.image) }, { metadata(attachment.metadata) },
                 { attachment.motion.flatMap(motion) }, { attachment.contentIdentifier.flatMap(Self.contentIdentifier) },
+                { attachment.image?.embeddedVideoOffset.flatMap { embeddedVideo(at: $0, in: attachment.byteCount) } },
                 { date(attachment.createdAt, "createdAt") }, { date(attachment.updatedAt, "updatedAt") },
                 { token.trashedAt.flatMap { date($0, "trashedAt") } },
                 { clock(token.clock) },
@@ -193,6 +194,12 @@ package struct SyncChangeValidation {
             return "motion: video duration \(duration) ms is impossible"
         }
         return nil
+    }
+
+    /// A motion photo's clip starts inside the photo's bytes, after at least a JPEG header.
+    func embeddedVideo(at offset: Int, in byteCount: Int64) -> String? {
+        (MotionPhoto.smallestPicture..<max(MotionPhoto.smallestPicture, byteCount)).contains(Int64(offset)) ? nil
+            : "embedded video offset \(offset) lies outside the photo's \(byteCount) bytes"
     }
 
     /// A Live Photo identifier as a file would carry it (the rule `LivePhotoIdentifier` keeps).

@@ -18,14 +18,17 @@ extension AttachmentStore {
     ///   ``Error/imageUnreadable(_:cause:)`` when ffmpeg refuses the clip or runs out of its
     ///   limits, ``Error/imageTooLarge(_:cause:)`` for a clip over the pixel limit.
     ///
-    /// For a Live Photo, the copy is its clip's (``Attachment/motion``).
+    /// For a Live Photo, the copy is its clip's (``Attachment/motion``); for an Android motion
+    /// photo, the clip's inside its bytes (``Attachment/ImageInfo/embeddedVideoOffset``).
     public func playableVideo(for id: AttachmentID) async throws -> PlayableVideo {
         let attachment = try await attachment(id)
-        let clip: (hash: BlobHash, byteCount: Int64, state: Attachment.State)
+        let clip: (hash: BlobHash, byteCount: Int64, state: Attachment.State, offset: Int64)
         if let motion = attachment.motion {
-            clip = (motion.blobHash, motion.byteCount, motion.state)
+            clip = (motion.blobHash, motion.byteCount, motion.state, 0)
         } else if MediaTypeSniffer.isVideo(attachment.mediaType) {
-            clip = (attachment.blobHash, attachment.byteCount, attachment.state)
+            clip = (attachment.blobHash, attachment.byteCount, attachment.state, 0)
+        } else if let offset = attachment.image?.embeddedVideoOffset {
+            clip = (attachment.blobHash, attachment.byteCount, attachment.state, Int64(offset))
         } else {
             throw Error.notAVideo(id)
         }
@@ -33,7 +36,7 @@ extension AttachmentStore {
         if clip.state != .present { try await fetchOriginal(clip.hash, byteCount: clip.byteCount, of: id) }
         let path = try await backend.localFile(for: clip.hash)
         do {
-            return try await renditions.playable(clip.hash, sourcePath: path)
+            return try await renditions.playable(clip.hash, sourcePath: path, startingAt: clip.offset)
         } catch let error as ImagingError {
             throw Self.storeError(error, for: id)
         }

@@ -39,13 +39,14 @@ final class VideoRenditions: Sendable {
         "\(directory)/\(hash.rawValue.prefix(2))/\(hash.rawValue).mp4"
     }
 
-    /// The playable copy of the video at `sourcePath` (content `hash`), made now unless kept.
+    /// The playable copy of the video at `sourcePath` (content `hash`; starting `offset` bytes
+    /// in, for a motion photo's clip), made now unless kept.
     /// - Throws: ``ImagingError`` when ffprobe or ffmpeg refuse the clip; `CancellationError`.
-    func playable(_ hash: BlobHash, sourcePath: String) async throws -> PlayableVideo {
+    func playable(_ hash: BlobHash, sourcePath: String, startingAt offset: Int64 = 0) async throws -> PlayableVideo {
         if let kept = try await kept(hash) { return kept }
         try Task.checkCancellation()
         let job = jobs.join(hash, waiting: true, priority: .userInitiated) { id in
-            try await self.make(hash, sourcePath: sourcePath, jobID: id)
+            try await self.make(hash, sourcePath: sourcePath, offset: offset, jobID: id)
         }
         return try await jobs.value(of: job, for: hash)
     }
@@ -62,7 +63,7 @@ final class VideoRenditions: Sendable {
     }
 
     /// A slot, then ffprobe and ffmpeg; the copy renamed into place when whole.
-    private func make(_ hash: BlobHash, sourcePath: String, jobID: UInt64) async throws -> PlayableVideo {
+    private func make(_ hash: BlobHash, sourcePath: String, offset: Int64, jobID: UInt64) async throws -> PlayableVideo {
         if let kept = try await kept(hash) { return kept }
         try await slots.acquire(id: jobID, urgent: true)
         defer { slots.release() }
@@ -78,8 +79,9 @@ final class VideoRenditions: Sendable {
                     try POSIXFile.makeDirectories(POSIXFile.parentFolder(of: path))
                     // Made from the original, which it only reads: not a read the budget counts.
                     try LeastRecentlyRead.preservingLastRead(of: sourcePath) {
-                        let header = try VideoProbe.header(ofFileAt: sourcePath, tools: configuration.tools, cancellation: cancellation.helper)
-                        try VideoRendition.make(fileAt: sourcePath, header: header, into: partial, settings: configuration.rendition,
+                        let header = try VideoProbe.header(ofFileAt: sourcePath, startingAt: offset, tools: configuration.tools,
+                                                           cancellation: cancellation.helper)
+                        try VideoRendition.make(fileAt: sourcePath, startingAt: offset, header: header, into: partial, settings: configuration.rendition,
                                                 limits: limits, tools: configuration.tools, cancellation: cancellation)
                     }
                     guard rename(partial, path) == 0 else { throw SystemError("rename \(partial)") }

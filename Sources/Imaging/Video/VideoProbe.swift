@@ -8,10 +8,14 @@ public enum VideoProbe {
     /// - Throws: ``ImagingError/unreadable(path:cause:)`` when ffprobe is missing, refuses the
     ///   file, runs out of its limits, or finds no video stream of a plausible size;
     ///   ``ImagingError/cancelled``.
-    public static func header(ofFileAt path: String, tools: VideoTools = VideoTools(),
+    ///
+    /// With `offset`, the video starts that many bytes into the file (an Android motion photo's
+    /// clip, ``ImageHeader/embeddedVideoOffset``).
+    public static func header(ofFileAt path: String, startingAt offset: Int64 = 0, tools: VideoTools = VideoTools(),
                               cancellation: ChildProcessCancellation = ChildProcessCancellation()) throws(ImagingError) -> VideoHeader {
+        let (restrictions, input) = VideoTools.input(path, startingAt: offset)
         let answer = try HelperRun.output(
-            of: tools.ffprobePath, arguments: VideoTools.restrictions + ["-print_format", "json", "-show_format", "-show_streams", "-i", path],
+            of: tools.ffprobePath, arguments: restrictions + ["-print_format", "json", "-show_format", "-show_streams"] + input,
             limits: tools.probeLimits, reading: path, cancellation: cancellation)
         return try header(fromProbe: answer, path: path)
     }

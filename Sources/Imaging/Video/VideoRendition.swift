@@ -56,13 +56,13 @@ public enum VideoRendition {
         return playable ? .copy : .transcode
     }
 
-    /// Writes the rendition of the video at `path` (described by `header`) to `output`, a new
-    /// file in a folder of the store's. On failure nothing usable is left at `output` (the caller
+    /// Writes the rendition of the video at `path` (described by `header`; starting `offset`
+    /// bytes in, for a clip inside a motion photo) to `output`, a new file in a folder of the store's. On failure nothing usable is left at `output` (the caller
     /// removes whatever is there).
     /// - Throws: ``ImagingError/tooManyPixels(path:pixels:limit:)``; ``ImagingError/unreadable(path:cause:)``
     ///   when ffmpeg refuses the clip or runs out of its limits; ``ImagingError/cancelled``.
     public static func make(
-        fileAt path: String, header: VideoHeader, into output: String, settings: Settings = Settings(),
+        fileAt path: String, startingAt offset: Int64 = 0, header: VideoHeader, into output: String, settings: Settings = Settings(),
         limits: ImageLimits = ImageLimits(), tools: VideoTools = VideoTools(), cancellation: RenderCancellation = RenderCancellation()
     ) throws(ImagingError) {
         guard header.pixelCount <= limits.maximumPixels else {
@@ -71,13 +71,15 @@ public enum VideoRendition {
         let processLimits = ChildProcessLimits(
             wallClock: settings.timeLimit, cpuSeconds: Int(settings.timeLimit.components.seconds) * 2, addressSpaceBytes: 3 << 30,
             fileSizeBytes: settings.maximumBytes, openFiles: 64, maximumOutputBytes: 1 << 20)
-        _ = try HelperRun.output(of: tools.ffmpegPath, arguments: arguments(path: path, header: header, output: output, settings: settings),
+        _ = try HelperRun.output(of: tools.ffmpegPath, arguments: arguments(path: path, startingAt: offset, header: header, output: output,
+                                                                            settings: settings),
                                  limits: processLimits, reading: path, cancellation: cancellation.helper)
     }
 
     /// ffmpeg's arguments for the rendition of `path` into `output`.
-    static func arguments(path: String, header: VideoHeader, output: String, settings: Settings) -> [String] {
-        let input = ["-nostdin"] + VideoTools.restrictions + ["-threads", "2", "-i", path, "-map", "0:v:0", "-map", "0:a:0?", "-sn", "-dn",
+    static func arguments(path: String, startingAt offset: Int64 = 0, header: VideoHeader, output: String, settings: Settings) -> [String] {
+        let (restrictions, source) = VideoTools.input(path, startingAt: offset)
+        let input = ["-nostdin"] + restrictions + ["-threads", "2"] + source + ["-map", "0:v:0", "-map", "0:a:0?", "-sn", "-dn",
                                                              "-map_metadata", "-1", "-t", String(settings.maximumDuration.components.seconds)]
         let coding: [String]
         switch plan(for: header, settings: settings) {

@@ -36,6 +36,17 @@ public struct VideoTools: Sendable, Equatable {
     }
 
     /// The arguments every run starts with: quiet, and the allow-lists (ffmpeg adds `-nostdin`).
+    /// The restrictions and the input of a run reading the video at `path`, which starts
+    /// `offset` bytes in (an Android motion photo's clip after its picture; 0 for a video file).
+    /// A clip inside a file is read through ffmpeg's `subfile` protocol, which then joins `file`
+    /// on the allow-list: the demuxer sees only the clip's bytes, its offsets counted from them.
+    static func input(_ path: String, startingAt offset: Int64) -> (restrictions: [String], input: [String]) {
+        guard offset > 0 else { return (restrictions, ["-i", path]) }
+        var restricted = restrictions
+        if let at = restricted.firstIndex(of: "-protocol_whitelist") { restricted[at + 1] = "file,subfile" }
+        return (restricted, ["-i", "subfile,,start,\(offset),end,0,,:file:\(path)"])
+    }
+
     static let restrictions = ["-hide_banner", "-loglevel", "error",
                                "-protocol_whitelist", "file", "-format_whitelist", demuxers,
                                "-codec_whitelist", decoders]
