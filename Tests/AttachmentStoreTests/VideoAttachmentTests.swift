@@ -71,6 +71,39 @@ struct VideoAttachmentTests {
         #expect(try await fixture.store.verify().isClean)
     }
 
+    @Test func aClipWhoseHeadersClaimSixteenThousandPixelsASideIsKeptButNeverDecoded() async throws {
+        // A crafted file (corpus: video/claims-16000.mov): 16×16 frames whose track, sample
+        // entry and JPEG headers all claim 16,000×16,000. ffprobe believes it; the pixel limit
+        // refuses it before ffmpeg runs (ffmpeg here does not exist: running it would fail otherwise).
+        var configuration = AttachmentStore.Configuration()
+        configuration.videos.tools = VideoTools(ffmpegPath: "/nonexistent/ffmpeg-must-not-run")
+        let fixture = try await StoreFixture(configuration: configuration)
+        let note = try await fixture.store.createNote(title: "crafted")
+        let source = try Self.clip("claims-16000.mov")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: source)
+        #expect(added.image?.width == 16_000)
+        for attempt in ["poster", "playable copy"] {
+            await #expect("\(attempt)") {
+                if attempt == "poster" { _ = try await fixture.store.thumbnail(for: added.id) } else { _ = try await fixture.store.playableVideo(for: added.id) }
+            } throws: { error in
+                guard case AttachmentStore.Error.imageTooLarge(added.id, _) = error else { return false }
+                return true
+            }
+        }
+        #expect(try await fixture.store.original(of: added.id).data() == (try Data(contentsOf: source)))
+        #expect(try await fixture.store.verify().isClean)
+    }
+
+    @Test func aClipClaimingTheLargestSizeItsFieldsCanStateIsKeptWithoutFacts() async throws {
+        // video/claims-65535.mov: ffprobe itself refuses 65,535×65,535 and reports no size.
+        let fixture = try await StoreFixture()
+        let note = try await fixture.store.createNote(title: "crafted")
+        let added = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("claims-65535.mov"))
+        #expect(added.image == nil, "no size is recorded that ffprobe did not confirm")
+        await #expect(throws: AttachmentStore.Error.self) { _ = try await fixture.store.playableVideo(for: added.id) }
+        #expect(try await fixture.store.verify().isClean)
+    }
+
     @Test func withoutFFmpegAVideoIsStillStoredAndSaysWhatIsMissing() async throws {
         var configuration = AttachmentStore.Configuration()
         configuration.videos.tools = VideoTools(ffprobePath: "/nonexistent/ffprobe", ffmpegPath: "/nonexistent/ffmpeg")

@@ -32,7 +32,8 @@ stage=$parent/.$base.building
 # What this builder makes, numbered: a corpus another version of it made (CORPUS_VERSION
 # differs or is missing) is rebuilt and replaced, so new files reach every checkout.
 # 2: special/mpf-*.jpg. 3: video/. 4: document/. 5: live/, video/ten-hours.mp4. 6: live/ motion photos.
-corpus_version=6
+# 7: video/claims-*.mov.
+corpus_version=7
 built() { [ -f "$target/MANIFEST.tsv" ] && [ "$(cat -- "$target/CORPUS_VERSION" 2>/dev/null)" = "$corpus_version" ]; }
 if built; then
   say "already built: $target (delete it to rebuild)"
@@ -286,6 +287,12 @@ ff -i "$work/hevc.mov" -map 0 -c copy -metadata:s:v:0 rotate=270 \
 # Cut in the middle of its frames (its index is at the front and whole), and cut inside its index.
 head -c "$(( $(stat -c %s video/clip-h264.mp4) * 2 / 5 ))" video/clip-h264.mp4 >video/truncated.mp4
 head -c 2000 video/clip-h264.mp4 >video/index-cut.mp4
+# Motion-JPEG clips of 16x16 frames whose headers claim far larger ones: 16,000 a side (256
+# megapixels, which ffmpeg accepts and the store's limit refuses) and 65,535, the most these
+# fields can state (ffmpeg itself refuses that size).
+ff -f lavfi -i color=c=red:s=16x16:r=2 -t 2 -c:v mjpeg -q:v 5 "$work/small-mjpeg.mov"
+python3 "$here/make-size-claim.py" "$work/small-mjpeg.mov" video/claims-16000.mov 16000
+python3 "$here/make-size-claim.py" "$work/small-mjpeg.mov" video/claims-65535.mov 65535
 # Ten hours of a small grey frame, one a second: what a camera left running records, in 1 MB.
 ff -f lavfi -i color=c=gray:s=64x36:r=1 -t 36000 -c:v libx264 -preset ultrafast -g 600 -pix_fmt yuv420p video/ten-hours.mp4
 
@@ -394,6 +401,8 @@ video/clip-hevc.mov
 video/truncated.mp4
 video/index-cut.mp4
 video/ten-hours.mp4
+video/claims-16000.mov
+video/claims-65535.mov
 live/IMG_0001.HEIC
 live/IMG_0001.MOV
 live/IMG_0002.JPG
@@ -444,6 +453,8 @@ done
 exiftool -a -s3 -DirectoryItemSemantic live/PXL_20240501_102030.MP.jpg | grep -qx MotionPhoto ||
   problems+=("live/PXL_20240501_102030.MP.jpg names no MotionPhoto item in its XMP")
 [ "$(exiftool -s3 -MicroVideo live/MVIMG_20240501_102030.jpg)" = 1 ] || problems+=("live/MVIMG_20240501_102030.jpg is no MicroVideo")
+[ "$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 video/claims-16000.mov)" = 16000,16000 ] ||
+  problems+=("video/claims-16000.mov does not claim 16000x16000")
 duration=$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 video/ten-hours.mp4)
 [ "${duration%%.*}" -ge 35990 ] || problems+=("video/ten-hours.mp4 lasts ${duration}s, not ten hours")
 [ "$(header_field special/cmyk.jpg interpretation)" = cmyk ] || problems+=("special/cmyk.jpg is not CMYK")
