@@ -108,6 +108,31 @@ struct PlayableVideoTests {
         #expect(try await fixture.store.verify().isClean)
     }
 
+    @Test func theRealFFmpegDecodingPastItsTimeLimitIsKilledAndLeavesNothing() async throws {
+        // No stand-in: the real ffmpeg transcoding the HEVC clip (about half a second of work)
+        // under a limit of a tenth of that, as a file that keeps the decoder busy would run.
+        var configuration = AttachmentStore.Configuration()
+        configuration.videos.rendition.timeLimit = .milliseconds(50)
+        let fixture = try await StoreFixture(configuration: configuration)
+        let note = try await fixture.store.createNote(title: "busy")
+        let clip = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await fixture.store.playableVideo(for: clip.id)
+        } throws: { error in
+            guard case AttachmentStore.Error.imageUnreadable(clip.id, _) = error else { return false }
+            return "\(error)".contains("took longer than")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(try await fixture.store.playableVideoUsage().files == 0, "no partial copy is left")
+        // No process is left reading this store's files (other tests' ffmpeg may run meanwhile).
+        let store = fixture.storeURL.path(percentEncoded: false)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
+            let commandLine = (try? Data(contentsOf: URL(filePath: "/proc/\(entry)/cmdline"))) ?? Data()
+            #expect(!String(decoding: commandLine, as: UTF8.self).contains(store), "process \(entry) outlived its limit")
+        }
+    }
+
     @Test func gcRemovesAPartialCopyACrashLeftAndKeepsOneBeingMade() async throws {
         let fixture = try await StoreFixture()
         let folder = fixture.storeURL.appending(path: "cache/renditions/h264-1280-q23-900s/ab").path(percentEncoded: false)
