@@ -133,49 +133,6 @@ struct PlayableVideoTests {
         }
     }
 
-    @Test func gcRemovesAPartialCopyACrashLeftAndKeepsOneBeingMade() async throws {
-        let fixture = try await StoreFixture()
-        let folder = fixture.storeURL.appending(path: "cache/renditions/h264-1280-q23-900s/ab").path(percentEncoded: false)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let hash = String(repeating: "ab", count: 32)
-        // Left by a server killed mid-transcode: nobody holds it.
-        let dead = folder + "/\(hash).mp4.part-deadbeef"
-        try Data(repeating: 7, count: 1000).write(to: URL(filePath: dead))
-        // Being made: its maker holds the lock, as a rendition job does while ffmpeg writes.
-        let live = folder + "/\(hash).mp4.part-0a1b2c3d"
-        try Data(repeating: 7, count: 500).write(to: URL(filePath: live))
-        let fd = open(live, O_RDONLY | O_CLOEXEC)
-        #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
-        defer { close(fd) }
-
-        let report = try await fixture.store.collectGarbage(olderThan: .zero)
-        #expect(report.temporaryFiles == 1)
-        #expect(report.temporaryBytes == 1000)
-        #expect(!FileManager.default.fileExists(atPath: dead))
-        #expect(FileManager.default.fileExists(atPath: live), "a copy being made is left to its maker")
-    }
-
-    @Test func aCopyBeingMadeHoldsItsLockSoGCLeavesIt() async throws {
-        // A real job: gc runs while ffmpeg transcodes the HEVC clip (about half a second).
-        let fixture = try await StoreFixture()
-        let note = try await fixture.store.createNote(title: "slow")
-        let clip = try await fixture.store.addAttachment(to: note.id, fromFile: try Self.clip("clip-hevc.mov"))
-        let making = Task { try await fixture.store.playableVideo(for: clip.id) }
-        let renditions = fixture.storeURL.appending(path: "cache/renditions").path(percentEncoded: false)
-        func partials() -> [String] {
-            (FileManager.default.enumerator(atPath: renditions)?.allObjects as? [String] ?? []).filter { $0.contains(".part-") }
-        }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while partials().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        let seen = partials()
-        let report = try await fixture.store.collectGarbage(olderThan: .zero)
-        _ = try await making.value
-        if !seen.isEmpty {
-            #expect(report.temporaryFiles == 0, "gc removed \(seen) while ffmpeg wrote it")
-        }
-        #expect(try await fixture.store.playableVideoUsage().files == 1)
-    }
-
     @Test func theBudgetRemovesPlayableCopiesBeforeAnyOriginal() async throws {
         var configuration = AttachmentStore.Configuration()
         configuration.evictionGrace = 0

@@ -58,9 +58,8 @@ extension AttachmentStore {
     /// writer from the moment it has its name, so an unlocked one is dead at once.
     static let creatingTemporaryFileGrace: TimeInterval = 60
 
-    /// Removes the dead files of `tmp/` (``DeadTemporaryFile``: no writer holds them) and the
-    /// dead partial playable copies of videos, last changed before `cutoff`, counting them into
-    /// `report`.
+    /// Removes the dead files of `tmp/` (``DeadTemporaryFile``: no writer holds them) last
+    /// changed before `cutoff`, counting them into `report`.
     func collectTemporaryFiles(before cutoff: Date, into report: inout GarbageReport) async throws {
         let directory = layout.temporaryPath
         let dryRun = report.dryRun
@@ -79,12 +78,9 @@ extension AttachmentStore {
             }
             return (count, bytes, kept)
         }
-        // A video's playable copy a crash left half made: as dead as a temporary file.
-        let renditions = self.renditions
-        let partials = try await BlockingPool.run { try renditions.collectDeadPartials(before: cutoff, dryRun: dryRun) }
-        report.temporaryFiles = count + partials.files
-        report.temporaryBytes = bytes + partials.bytes
-        report.keptInGracePeriod += kept + partials.kept
+        report.temporaryFiles = count
+        report.temporaryBytes = bytes
+        report.keptInGracePeriod += kept
     }
 
     /// Removes unreferenced blob rows and their local files; returns the hashes removed (or that

@@ -70,18 +70,13 @@ final class VideoRenditions: Sendable {
         try Task.checkCancellation()
 
         let (path, configuration, limits) = (path(for: hash), configuration, limits)
-        let partialName = "\(hash.rawValue).mp4\(Self.partialMarker)\(UUID().uuidString.prefix(8))"
-        let partial = POSIXFile.parentFolder(of: path) + "/" + partialName
+        let partial = path + ".part-\(UUID().uuidString.prefix(8))"
         let cancellation = RenderCancellation()
         let started = ContinuousClock.now
         do {
             try await withTaskCancellationHandler {
                 try await BlockingPool.run {
                     try POSIXFile.makeDirectories(POSIXFile.parentFolder(of: path))
-                    // Locked while ffmpeg writes it (its open of the name keeps this inode), so
-                    // `gc` knows a partial copy a crash left from one being made.
-                    let lock = try POSIXFile.createLocked(named: partialName, in: POSIXFile.parentFolder(of: path))
-                    defer { close(lock) }
                     // Made from the original, which it only reads: not a read the budget counts.
                     try LeastRecentlyRead.preservingLastRead(of: sourcePath) {
                         let header = try VideoProbe.header(ofFileAt: sourcePath, startingAt: offset, tools: configuration.tools,
@@ -102,30 +97,6 @@ final class VideoRenditions: Sendable {
         logger.debug("playable video made", metadata: ["blob": "\(hash)", "duration": "\(ContinuousClock.now - started)"])
         guard let made = try await kept(hash) else { throw SystemError("stat \(path)") }
         return made
-    }
-
-    /// What the name of a copy being made carries after `<hash>.mp4`, before a random part.
-    static let partialMarker = ".part-"
-
-    /// Removes the partial copies no job is making (a crash or a kill left them: ``DeadTemporaryFile``,
-    /// their lock gone) last changed before `cutoff`; with `dryRun`, only counts them. Returns
-    /// how many were (or would be) removed, their bytes, and how many dead ones were kept as
-    /// too recent. Blocks.
-    func collectDeadPartials(before cutoff: Date, dryRun: Bool) throws -> (files: Int, bytes: Int64, kept: Int) {
-        var paths: [String] = []
-        FileTreeWalk.visit(root) { relative, info in
-            if (info.st_mode & S_IFMT) == S_IFREG, relative.contains(Self.partialMarker) { paths.append(root + "/" + relative) }
-        }
-        var (files, bytes, kept) = (0, Int64(0), 0)
-        for path in paths {
-            guard let file = DeadTemporaryFile(path) else { continue }
-            guard file.modified < cutoff else { kept += 1; continue }
-            let size = file.bytes
-            if !dryRun { try file.remove() }
-            files += 1
-            bytes += size
-        }
-        return (files, bytes, kept)
     }
 
     /// Number of kept copies and their bytes (apparent sizes).

@@ -57,8 +57,7 @@ public enum VideoRendition {
     }
 
     /// Writes the rendition of the video at `path` (described by `header`; starting `offset`
-    /// bytes in, for a clip inside a motion photo) to `output`, a file in a folder of the store's
-    /// (new, or made empty by the caller, which ffmpeg then writes in place). On failure nothing usable is left at `output` (the caller
+    /// bytes in, for a clip inside a motion photo) to `output`, a new file in a folder of the store's. On failure nothing usable is left at `output` (the caller
     /// removes whatever is there).
     /// - Throws: ``ImagingError/tooManyPixels(path:pixels:limit:)``; ``ImagingError/unreadable(path:cause:)``
     ///   when ffmpeg refuses the clip or runs out of its limits; ``ImagingError/cancelled``.
@@ -92,8 +91,6 @@ public enum VideoRendition {
                       "-c:v", "libx264", "-preset", "veryfast", "-crf", String(min(51, max(1, settings.quality))), "-profile:v", "high",
                       "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-ac", "2"]
         }
-        // `-y`: the caller may have made `output` already (empty, to hold a lock on it while
-        // ffmpeg writes; ffmpeg opens the same file and truncates it).
-        return input + coding + ["-movflags", "+faststart", "-f", "mp4", "-y", output]
+        return input + coding + ["-movflags", "+faststart", "-f", "mp4", output]
     }
 }
