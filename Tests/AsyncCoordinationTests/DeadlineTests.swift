@@ -39,7 +39,8 @@ struct DeadlineTests {
             return 1
         }
         #expect(answer == nil)
-        #expect(ContinuousClock.now - started < .seconds(20), "the caller waited far past the limit")
+        // The work never ends on its own; a loaded machine may delay the caller, never by minutes.
+        #expect(ContinuousClock.now - started < .seconds(120), "the caller waited far past the limit")
         // The work ends on its own once cancelled.
         for _ in 0..<500 where !sawCancellation.isSet { try await Task.sleep(for: .milliseconds(10)) }
         let cancelled = sawCancellation.isSet

@@ -39,7 +39,8 @@ struct DocumentPageTests {
         let thumbnail = try await OwnThread.run { try DocumentPageRenderer.render(fileAt: document, probed: true, maxPixelSize: 200) }
         #expect(header.pageCount == 10_000)
         #expect((thumbnail.width, thumbnail.height) == (155, 200))
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Under the helpers' own limits, even on a machine the full pass loads.
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test(arguments: ["document/truncated.pdf", "good/Dune.jpg", "bad/text.png", "video/clip-h264.mp4"])
@@ -78,6 +79,7 @@ struct DocumentPageTests {
             guard case ImagingError.unreadable(_, .helper(.timedOut)) = error else { return false }
             return true
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // It would spin forever: stopped at its limit, with room for a machine the full pass loads.
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 }
