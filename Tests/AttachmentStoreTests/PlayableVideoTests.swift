@@ -125,11 +125,12 @@ struct PlayableVideoTests {
         }
         #expect(ContinuousClock.now - started < .seconds(60), "stopped at its limit, not after the whole transcode")
         #expect(try await fixture.store.playableVideoUsage().files == 0, "no partial copy is left")
-        // No process is left reading this store's files (other tests' ffmpeg may run meanwhile).
-        let store = fixture.storeURL.path(percentEncoded: false)
+        // No ffmpeg is left writing a copy into this store's renditions (the poster the import
+        // made in the background reads the original, not that folder; other tests' ffmpeg may run).
+        let renditions = fixture.storeURL.appending(path: "cache/renditions").path(percentEncoded: false)
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
             let commandLine = (try? Data(contentsOf: URL(filePath: "/proc/\(entry)/cmdline"))) ?? Data()
-            #expect(!String(decoding: commandLine, as: UTF8.self).contains(store), "process \(entry) outlived its limit")
+            #expect(!String(decoding: commandLine, as: UTF8.self).contains(renditions), "process \(entry) outlived its limit")
         }
     }
 
