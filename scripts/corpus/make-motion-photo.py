@@ -11,6 +11,8 @@ being read first only if it came first; the input should carry none.
 Used by the corpus builder (live/PXL_*.MP.jpg); standard library only.
 """
 import argparse
+import importlib.util
+import os
 import struct
 
 XMP_SIGNATURE = b"http://ns.adobe.com/xap/1.0/\x00"
@@ -42,14 +44,12 @@ def xmp_packet(video_length, micro_video):
 
 
 def insertion_point(jpeg):
-    """The offset after SOI and the APP0/APP1 segments that follow it."""
-    if jpeg[:2] != b"\xff\xd8":
-        raise SystemExit("make-motion-photo.py: the input is not a JPEG")
-    offset = 2
-    while jpeg[offset] == 0xFF and jpeg[offset + 1] in (0xE0, 0xE1):
-        (length,) = struct.unpack(">H", jpeg[offset + 2:offset + 4])
-        offset += 2 + length
-    return offset
+    """The offset after SOI and the APP0/APP1 segments that follow it: make-mpf.py's rule."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-mpf.py")
+    spec = importlib.util.spec_from_file_location("make_mpf", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.insertion_point(jpeg)
 
 
 def main():
