@@ -98,6 +98,13 @@ int clinux_spawn_limited(const char *path, char *const argv[], char *const envp[
         for (int signal_number = 1; signal_number < NSIG; signal_number++) {
             if (signal_number != SIGKILL && signal_number != SIGSTOP) sigaction(signal_number, &default_action, NULL);
         }
+        // A write past RLIMIT_FSIZE fails with EFBIG instead of killing the program: the limit
+        // holds either way, and a helper whose library writes a cache on the side (fontconfig
+        // rebuilding a stale system cache under pdftoppm) goes on without it instead of dying.
+        struct sigaction ignore_action;
+        memset(&ignore_action, 0, sizeof ignore_action);
+        ignore_action.sa_handler = SIG_IGN;
+        sigaction(SIGXFSZ, &ignore_action, NULL);
         char no_network = 0;
         if (limits->isolate_network) {
             if (unshare(CLONE_NEWNET) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) no_network = 1;

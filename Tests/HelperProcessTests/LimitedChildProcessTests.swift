@@ -111,6 +111,18 @@ struct LimitedChildProcessTests {
         #expect(size <= 1)
     }
 
+    @Test func aWritePastTheFileSizeLimitFailsAndTheProgramGoesOn() async throws {
+        // As fontconfig does under pdftoppm when the system's font cache is stale: it tries to
+        // write a new one, the write fails, and the drawing goes on.
+        let directory = try TemporaryDirectory("cache-writes")
+        let target = directory.appending("cache").path(percentEncoded: false)
+        let script = "if head -c 100000 /dev/zero > \(target); then echo written; else echo refused; fi; echo drawn"
+        let output = try await Self.blocking { try LimitedChildProcess.run("/bin/sh", arguments: ["-c", script]) }.get()
+        #expect(String(decoding: output.standardOutput, as: UTF8.self) == "refused\ndrawn\n")
+        let size = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
+        #expect(size <= 1)
+    }
+
     @Test func aProgramThatFloodsItsOutputIsStoppedAtTheLimit() async {
         let limits = ChildProcessLimits(maximumOutputBytes: 1 << 20)
         let result = await Self.blocking { try LimitedChildProcess.run("/usr/bin/yes", arguments: [], limits: limits) }
