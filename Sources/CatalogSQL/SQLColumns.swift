@@ -44,17 +44,36 @@ package struct SQLColumns<Record>: Sendable {
         precondition(Set(names).count == names.count, "a column of \(table) is named twice")
         self.table = table
         self.columns = columns
-        insert = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+        insertHead = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES "
+        rowPlaceholders = "(" + SQLPlaceholders.list(names.count) + ")"
+        insert = insertHead + rowPlaceholders
         let conflict = " ON CONFLICT (\(key.joined(separator: ", ")))"
         insertIfAbsent = insert + conflict + " DO NOTHING"
         let replaced = names.filter { !key.contains($0) }
-        upsert = replaced.isEmpty
-            ? insertIfAbsent
-            : insert + conflict + " DO UPDATE SET " + replaced.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        upsertTail = replaced.isEmpty
+            ? conflict + " DO NOTHING"
+            : conflict + " DO UPDATE SET " + replaced.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        upsert = insert + upsertTail
     }
+
+    /// `INSERT INTO table (columns…) VALUES `: what every insert starts with.
+    private let insertHead: String
+    /// `(?, …)`: one row's placeholders.
+    private let rowPlaceholders: String
+    /// What ``upsert`` adds to an insert: its conflict target and what it replaces.
+    private let upsertTail: String
 
     /// The names of the columns, in order.
     package var names: [String] { columns.map(\.name) }
+
+    /// ``upsert`` for `count` rows in one statement: `INSERT INTO table (columns…) VALUES (?, …),
+    /// (?, …), … ON CONFLICT (key) DO UPDATE SET …`, whose arguments are each row's
+    /// ``arguments(of:)`` one after another. The rows must have distinct keys (PostgreSQL
+    /// refuses a statement that would update one row twice).
+    package func upsert(rows count: Int) -> String {
+        precondition(count > 0, "an upsert of no rows")
+        return insertHead + Array(repeating: rowPlaceholders, count: count).joined(separator: ", ") + upsertTail
+    }
 
     /// A record's values, in the columns' order: the arguments of ``insert``, ``insertIfAbsent``
     /// and ``upsert``.

@@ -1,4 +1,4 @@
-import CatalogSQL
+@testable import CatalogSQL
 import Testing
 
 /// ``NoteTitleSortKey``: the text a title sorts by, compared byte by byte in both catalogs.
@@ -35,5 +35,22 @@ struct NoteTitleSortKeyTests {
         for title in ["~", "\u{10FFFF}", "ÿ", "zzzz"] {
             #expect(NoteTitleSortKey.key(for: title) < NoteTitleSortKey.untitled, "\(title)")
         }
+    }
+
+    @Test("an ASCII title's key, made without Foundation, is the key Foundation's folding makes")
+    func asciiKeysMatchFolding() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
+        var titles = ["", " ", "\t\n", "  Trip 010 ", "ABC xyz", "007", "a0b00c000", String(repeating: "Z9", count: 80),
+                      String(alphabet), " \r\u{0B}\u{0C}x\u{0B}"]
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0...140, using: &generator)
+            titles.append(String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for title in titles {
+            #expect(NoteTitleSortKey.asciiFolded(title) != nil)
+            #expect(NoteTitleSortKey.key(for: title) == NoteTitleSortKey.foldingKey(for: title), "\(title.debugDescription)")
+        }
+        #expect(NoteTitleSortKey.asciiFolded("Éclair") == nil)
     }
 }

@@ -17,9 +17,15 @@ extension AttachmentStore {
     /// ``addPendingPeerThumbnails(_:from:)`` inside a transaction.
     static func addPendingPeerThumbnails(_ images: [AttachmentID: BlobHash], from peer: String, in db: any SQLTransaction) throws {
         guard !images.isEmpty else { return }
-        var pending = try pendingPeerThumbnails(from: peer, in: db).filter { images[$0.id] == nil }
-        pending += images.map { (id: $0.key, hash: $0.value) }.sorted { $0.id.rawValue < $1.id.rawValue }
-        try setPendingPeerThumbnails(pending.suffix(maxPendingPeerThumbnails), from: peer, in: db)
+        // The list's lines are kept as they are, not read as ids and hashes: a peer's first
+        // sync adds to it a page at a time, up to ten thousand lines long. They are checked
+        // where they are used (`pendingPeerThumbnails(from:)`).
+        let replaced = Set(images.keys.map(\.rawValue))
+        var lines = try StoreSetting.value(pendingKey(peer), in: db).map { text in
+            text.split(separator: "\n").filter { line in !replaced.contains(String(line.prefix { $0 != " " })) }
+        } ?? []
+        lines += images.map { $0 }.sorted { $0.key.rawValue < $1.key.rawValue }.map { Substring("\($0.key.rawValue) \($0.value.rawValue)") }
+        try StoreSetting.set(pendingKey(peer), lines.suffix(maxPendingPeerThumbnails).joined(separator: "\n"), in: db)
     }
 
     /// The attachments waiting for a thumbnail from `peer`, oldest first, with the content

@@ -118,23 +118,28 @@ extension AttachmentStore {
             }
         }
         var lookups = try SyncBatchLookups(for: valid, in: db)
+        var writes = SyncPageWrites()
         var tokens: [SyncChange.AttachmentToken] = []
         for change in valid {
             switch change {
             case .note(let note):
                 clock.observe(note.clock)
-                if try applyNote(note, lookups: &lookups, in: db) { report.notesApplied += 1 } else { report.ignored += 1 }
+                if try applyNote(note, lookups: &lookups, writes: &writes, in: db) { report.notesApplied += 1 } else { report.ignored += 1 }
             case .attachment(let token):
                 clock.observe(token.clock)
                 tokens.append(token)
             case .tombstone(let tombstone):
                 clock.observe(tombstone.clock)
-                if try applyTombstone(tombstone, lookups: &lookups, in: db) { report.deletionsApplied += 1 } else { report.ignored += 1 }
+                if try applyTombstone(tombstone, lookups: &lookups, writes: &writes, in: db) {
+                    report.deletionsApplied += 1
+                } else {
+                    report.ignored += 1
+                }
             }
         }
         // Attachments after notes: a note edited after its attachments were added comes later in the feed.
         for token in tokens {
-            switch try applyAttachment(token, lookups: &lookups, in: db) {
+            switch try applyAttachment(token, lookups: &lookups, writes: &writes, in: db) {
             case .applied(let newRemoteBlob):
                 report.attachmentsApplied += 1
                 if MediaTypeSniffer.hasPicture(token.attachment.mediaType) {
@@ -145,21 +150,29 @@ extension AttachmentStore {
                 report.ignored += 1
             }
         }
+        try writes.write(in: db)
         return report
     }
 
     /// A peer's note: taken when it includes every edit of ours, ignored when ours includes it,
-    /// merged with ours when each has an edit the other lacks (``NoteMerge``).
-    private static func applyNote(_ change: SyncChange.NoteState, lookups: inout SyncBatchLookups, in db: any SQLTransaction) throws -> Bool {
+    /// merged with ours when each has an edit the other lacks (``NoteMerge``). A note new here
+    /// is held in `writes`.
+    private static func applyNote(_ change: SyncChange.NoteState, lookups: inout SyncBatchLookups, writes: inout SyncPageWrites,
+                                  in db: any SQLTransaction) throws -> Bool {
         let note = change.note
         guard !lookups.isTombstoned("note", note.id.rawValue) else { return false }
         var incoming = NoteRecord(note)
         incoming.clock = change.clock.rawValue
         incoming.trashedAt = change.trashedAt
         incoming.versions = change.versions ?? VersionVector()
-        guard lookups.noteExists(note.id.rawValue), let local = try NoteRecord.fetch(note.id.rawValue, in: db) else {
-            try incoming.save(db)
+        guard lookups.noteExists(note.id.rawValue) else {
+            try writes.add(incoming, in: db)
             lookups.noteWritten(note.id.rawValue)
+            return true
+        }
+        try writes.write(in: db)  // the note may be one this page added
+        guard let local = try NoteRecord.fetch(note.id.rawValue, in: db) else {
+            try incoming.save(db)
             return true
         }
         guard let result = try NoteMerge.resolve(local: local, incoming: incoming, in: db) else { return false }
@@ -169,7 +182,9 @@ extension AttachmentStore {
         return true
     }
 
-    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, lookups: inout SyncBatchLookups, in db: any SQLTransaction) throws -> Bool {
+    private static func applyTombstone(_ tombstone: SyncChange.Tombstone, lookups: inout SyncBatchLookups, writes: inout SyncPageWrites,
+                                       in db: any SQLTransaction) throws -> Bool {
+        try writes.write(in: db)  // what it deletes may be a row this page added
         if tombstone.entity == "note" || tombstone.entity == "attachment" {
             guard !lookups.isTombstoned(tombstone.entity, tombstone.id) else { return false }
             lookups.deleted(tombstone.entity, tombstone.id)
@@ -187,25 +202,31 @@ extension AttachmentStore {
 
     private enum AttachmentOutcome { case applied(newRemoteBlob: Bool), ignored }
 
+    /// A peer's attachment record, newer than ours or new here; a new one, its blob record and
+    /// a placeholder for its note are held in `writes`.
     private static func applyAttachment(_ token: SyncChange.AttachmentToken, lookups: inout SyncBatchLookups,
-                                        in db: any SQLTransaction) throws -> AttachmentOutcome {
+                                        writes: inout SyncPageWrites, in db: any SQLTransaction) throws -> AttachmentOutcome {
         var received = token.attachment
         let id = received.id.rawValue, noteID = received.noteID.rawValue, hash = received.blobHash.rawValue
         guard !lookups.isTombstoned("attachment", id), !lookups.isTombstoned("note", noteID) else { return .ignored }
-        if let local = lookups.attachmentClock(id), ClockStamp(rawValue: local) >= token.clock {
-            return .ignored
+        let isNew: Bool
+        if let local = lookups.attachmentClock(id) {
+            guard ClockStamp(rawValue: local) < token.clock else { return .ignored }
+            isNew = false
+        } else {
+            isNew = true
         }
         if !lookups.noteExists(noteID) {
             // The note's own change comes in a later batch; until then it is an empty note
             // older than any real version of it.
             var placeholder = NoteRecord(Note(id: received.noteID, title: "", body: "", createdAt: received.createdAt, updatedAt: received.createdAt))
             placeholder.clock = ClockStamp.origin.rawValue
-            try placeholder.insert(db)
+            try writes.add(placeholder, in: db)
             lookups.noteWritten(noteID)
         }
         var newRemoteBlob = false
         if lookups.blobState(hash) == nil {
-            try BlobRecord(hash: hash, byteCount: received.byteCount, state: .remote, createdAt: Date()).insert(db)
+            try writes.add(BlobRecord(hash: hash, byteCount: received.byteCount, state: .remote, createdAt: Date()), in: db)
             lookups.blobWritten(hash, state: .remote)
             newRemoteBlob = true
         }
@@ -213,18 +234,20 @@ extension AttachmentStore {
             // A Live Photo's clip: a blob like the still's, fetched when someone plays it.
             let motionHash = motion.blobHash.rawValue
             if lookups.blobState(motionHash) == nil {
-                try BlobRecord(hash: motionHash, byteCount: motion.byteCount, state: .remote, createdAt: Date()).insert(db)
+                try writes.add(BlobRecord(hash: motionHash, byteCount: motion.byteCount, state: .remote, createdAt: Date()), in: db)
                 lookups.blobWritten(motionHash, state: .remote)
                 newRemoteBlob = true
             }
             motion.filename = try RecordRules.filename(given: motion.filename)  // checked already: its last part
             received.motion = motion
         }
-        (received.mediaType, received.image) = try Self.facts(claimed: received, present: lookups.blobState(hash) == .present, in: db)
+        let present = lookups.blobState(hash) == .present
+        if present || !isNew { try writes.write(in: db) }  // facts(claimed:) reads attachments; an update must follow the insert it replaces
+        (received.mediaType, received.image) = try Self.facts(claimed: received, present: present, in: db)
         received.filename = try RecordRules.filename(given: received.filename)  // checked already: its last part
         var record = AttachmentRecord(received, clock: token.clock)
         record.trashedAt = token.trashedAt
-        try record.save(db)
+        if isNew { try writes.add(record, in: db) } else { try record.save(db) }
         lookups.attachmentWritten(id, clock: token.clock.rawValue)
         return .applied(newRemoteBlob: newRemoteBlob)
     }

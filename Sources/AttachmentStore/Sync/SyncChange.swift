@@ -37,8 +37,8 @@ public enum SyncChange: Sendable, Equatable {
 
         /// Reads a peer's note change: the note's fields, `clock`, `trashedAt` and `versions` side by side.
         public init(from decoder: any Decoder) throws {
-            self.init(try Note(from: decoder), clock: try RecordStateFields.clock(from: decoder),
-                      trashedAt: try RecordStateFields.trashedAt(from: decoder), versions: try RecordStateFields.versions(from: decoder))
+            let fields = try RecordStateFields.read(from: decoder, versions: true)
+            self.init(try Note(from: decoder), clock: fields.clock, trashedAt: fields.trashedAt, versions: fields.versions)
         }
 
         /// Writes the note, `clock`, `trashedAt` and `versions`, in one object.
@@ -74,8 +74,8 @@ public enum SyncChange: Sendable, Equatable {
 
         /// Reads a peer's token: the attachment's fields, `clock` and `trashedAt` side by side.
         public init(from decoder: any Decoder) throws {
-            self.init(try Attachment(from: decoder), clock: try RecordStateFields.clock(from: decoder),
-                      trashedAt: try RecordStateFields.trashedAt(from: decoder))
+            let fields = try RecordStateFields.read(from: decoder, versions: false)
+            self.init(try Attachment(from: decoder), clock: fields.clock, trashedAt: fields.trashedAt)
         }
 
         /// Writes the attachment's description, `clock` and `trashedAt`, in one object.
@@ -99,16 +99,12 @@ public enum SyncChange: Sendable, Equatable {
 private enum RecordStateFields: String, CodingKey {
     case clock, trashedAt, versions
 
-    static func clock(from decoder: any Decoder) throws -> ClockStamp {
-        try decoder.container(keyedBy: Self.self).decode(ClockStamp.self, forKey: .clock)
-    }
-
-    static func trashedAt(from decoder: any Decoder) throws -> Date? {
-        try decoder.container(keyedBy: Self.self).decodeIfPresent(Date.self, forKey: .trashedAt)
-    }
-
-    static func versions(from decoder: any Decoder) throws -> VersionVector? {
-        try decoder.container(keyedBy: Self.self).decodeIfPresent(VersionVector.self, forKey: .versions)
+    /// `clock`, `trashedAt` and (for a note, when `versions`) `versions`, read through one
+    /// container: each container JSONDecoder makes indexes the object's keys anew.
+    static func read(from decoder: any Decoder, versions: Bool) throws -> (clock: ClockStamp, trashedAt: Date?, versions: VersionVector?) {
+        let container = try decoder.container(keyedBy: Self.self)
+        return (try container.decode(ClockStamp.self, forKey: .clock), try container.decodeIfPresent(Date.self, forKey: .trashedAt),
+                versions ? try container.decodeIfPresent(VersionVector.self, forKey: .versions) : nil)
     }
 
     static func write(_ versions: VersionVector?, to encoder: any Encoder) throws {
