@@ -1,10 +1,10 @@
 import CatalogSQL
 
 /// The new rows a peer's page adds — notes, blob records, attachment records — held back and
-/// written several to a statement (``SQLUpsertBatch``), in an order the catalog's foreign keys
+/// written several to a statement (`SQLUpsertBatch`), in an order the catalog's foreign keys
 /// accept: notes, then blobs, then the attachments that name them.
 ///
-/// Only records the page's ``SyncBatchLookups`` found absent are held, each key once. Whoever
+/// Only records the page's `SyncBatchLookups` found absent are held, each key once. Whoever
 /// applies the page calls ``write(in:)`` before anything reads or changes a row that may be
 /// held (a merge, a deletion, a second change of the same record) and at the page's end.
 struct SyncPageWrites {
