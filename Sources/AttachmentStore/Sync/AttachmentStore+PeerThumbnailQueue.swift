@@ -24,7 +24,7 @@ extension AttachmentStore {
         var lines = try StoreSetting.value(pendingKey(peer), in: db).map { text in
             text.split(separator: "\n").filter { line in !replaced.contains(String(line.prefix { $0 != " " })) }
         } ?? []
-        lines += images.map { $0 }.sorted { $0.key.rawValue < $1.key.rawValue }.map { Substring("\($0.key.rawValue) \($0.value.rawValue)") }
+        lines += images.sorted { $0.key.rawValue < $1.key.rawValue }.map { Substring("\($0.key.rawValue) \($0.value.rawValue)") }
         try StoreSetting.set(pendingKey(peer), lines.suffix(maxPendingPeerThumbnails).joined(separator: "\n"), in: db)
     }
 
