@@ -149,11 +149,16 @@ for w in ["a", "b"]:
                f"already peaks at {base:.0f} MB, nearly all of it pages of shared libraries mapped from disk "
                f"(Swift's Foundation with its ICU data, libvips and the ~100 libraries it links), not heap; "
                f"the {count} thumbnails and libvips' working memory for the renders in flight add {g - base:.0f} MB. "
-               f"At the gallery's peak (/proc/PID/smaps of `attach-bench gallery` on workload b, 2026-11-29): "
-               f"the program's own pages 20 MB, shared libraries 31 MB (libvips loads all five of Debian's "
-               f"loader modules, ImageMagick's, OpenSlide's and Poppler's included, and the libraries they link), "
-               f"anonymous memory 17 MB (thread stacks, malloc arenas, libvips' buffers), heap at its peak 7.7 MB "
-               f"(heaptrack). Loading only the modules the store reads would save about 5 MB")
+               f"At the gallery's peak (/proc/PID/smaps of `attach-bench gallery` on workload b, 2026-11-29, "
+               f"libvips loading only its HEIF module): 71 MB, of it pages of files mapped read-only 48 MB "
+               f"(`attach-bench` itself 10 MB; it links the toolchain's Swift runtime and Foundation as "
+               f"shared libraries, 17 MB of them, where the shipped `attach` has them inside, packed) and "
+               f"anonymous memory 22 MB (thread stacks, malloc arenas, libvips' buffers). libvips loaded all "
+               f"five of Debian's modules until 2026-11-29 (ImageMagick's, OpenSlide's, Poppler's, JPEG XL's "
+               f"with the libraries they link): loading only HEIF's took this peak from 77 to 71 MB "
+               f"(`/usr/bin/time -f %M`, 3 runs each, the same day). One malloc arena instead of glibc's "
+               f"default would take 5 MB more (MALLOC_ARENA_MAX=1: 66 MB), at the cost of the server's threads "
+               f"contending for one heap; not done")
     rows.append((f"gallery peak RSS ≤ 60 MB ({w})", f"{g:.0f} MB", g <= 60, why))
 d1, dn = med("b", "files", "decode1_mb"), med("b", "files", "decode_mb")
 if d1 is not None:

@@ -39,8 +39,10 @@ case "$configuration" in
 release) SWIFT="$swift" scripts/install.sh release "$root/usr" >&2 ;;
 # A debug build of its own (.build/static): relinking the usual one with --static-swift-stdlib
 # misses the static Foundation's own libraries (CoreFoundation, _CFXMLInterface, xml2), which only
-# objects compiled for static linking name. About 4 minutes from nothing on two cores.
-debug) SWIFT="$swift" DEBUG_FLAGS="--static-swift-stdlib --scratch-path .build/static" scripts/install.sh debug "$root/usr" >&2 ;;
+# objects compiled for static linking name. About 4 minutes from nothing on two cores. Without
+# debug information (-gnone): nobody debugs a test package, and writing and linking it is much of
+# an unoptimised build's time.
+debug) SWIFT="$swift" DEBUG_FLAGS="--static-swift-stdlib --scratch-path .build/static -Xswiftc -gnone -Xcc -g0 -Xcxx -g0" scripts/install.sh debug "$root/usr" >&2 ;;
 *) echo "deb.sh: PACKAGE_CONFIGURATION is release or debug, not $configuration" >&2; exit 1 ;;
 esac
 release=$("$root/usr/bin/attach" --version | cut -d' ' -f1)
@@ -104,5 +106,9 @@ done
 package_dir=${PACKAGE_DIR:-dist}
 mkdir -p "$package_dir"
 package="$package_dir/attach_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$package" >&2
+# A package to ship is compressed with xz; a test package of the debug build (about 150 MB
+# unpacked) with fast gzip: xz spent some 50 s on each of the two `make test` builds.
+compression=(-Zxz)
+[ "$configuration" = debug ] && compression=(-Zgzip -z1)
+dpkg-deb --root-owner-group "${compression[@]}" --build "$root" "$package" >&2
 echo "$package: $(du -h "$package" | cut -f1), Depends: $libraries, libvips42, adduser"

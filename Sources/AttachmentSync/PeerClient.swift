@@ -26,6 +26,12 @@ struct PeerClient: Sendable {
     /// more the peer holds the request until it has a change after `sequence` or the wait is over.
     /// - Throws: ``BatchError/tooLarge`` when it is longer; ``SyncError`` otherwise.
     func changes(since sequence: Int64, limit: Int, maxBytes: Int, wait: Duration = .zero) async throws -> SyncBatch {
+        try batch(in: try await changePage(since: sequence, limit: limit, maxBytes: maxBytes, wait: wait))
+    }
+
+    /// The JSON of one page of the peer's change feed, unread, as ``changes(since:limit:maxBytes:wait:)`` asks for it.
+    /// - Throws: ``BatchError/tooLarge`` when it is longer than `maxBytes`; ``SyncError`` otherwise.
+    func changePage(since sequence: Int64, limit: Int, maxBytes: Int, wait: Duration = .zero) async throws -> Data {
         let seconds = wait.components.seconds
         let response = seconds > 0
             ? try await execute(path: "/sync/changes?since=\(sequence)&limit=\(limit)&wait=\(seconds)", timeout: timeout + .seconds(seconds))
@@ -33,19 +39,41 @@ struct PeerClient: Sendable {
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
             throw BatchError.tooLarge
         }
-        let body: Data
         do {
-            body = Data(try await response.body.collect(upTo: maxBytes).readableBytesView)
+            return Data(try await response.body.collect(upTo: maxBytes).readableBytesView)
         } catch is NIOTooManyBytesError {
             throw BatchError.tooLarge
         } catch {
             throw SyncError.peerUnreachable(peer: peer.description, reason: "the response was cut: \(error)")
         }
+    }
+
+    /// The page `body` holds.
+    /// - Throws: ``SyncError/badResponse(peer:reason:)`` when it is not a page's JSON.
+    func batch(in body: Data) throws -> SyncBatch {
         do {
             return try SyncBatch(jsonData: body)
         } catch {
             throw SyncError.badResponse(peer: peer.description, reason: "the change feed is not valid JSON (\(error))")
         }
+    }
+
+    /// Where the page `body` ends and whether more follow, read without reading its changes
+    /// (a scan of the text, a fraction of reading the page): enough to ask for the next page
+    /// while this one is read.
+    /// - Throws: ``SyncError/badResponse(peer:reason:)`` when it is not a page's JSON.
+    func cursor(of body: Data) throws -> PageCursor {
+        do {
+            return try JSONDecoder().decode(PageCursor.self, from: body)
+        } catch {
+            throw SyncError.badResponse(peer: peer.description, reason: "the change feed is not valid JSON (\(error))")
+        }
+    }
+
+    /// A page's `nextSequence` and `hasMore`.
+    struct PageCursor: Decodable {
+        var nextSequence: Int64
+        var hasMore: Bool
     }
 
     /// The bytes of `hash` from `offset` on, chunk by chunk.

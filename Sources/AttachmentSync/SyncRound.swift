@@ -8,8 +8,9 @@ import Logging
 /// Idempotent and resumable: each batch is applied and the cursor moved past it in one
 /// transaction, so a cut round goes on where it stopped. No blob bytes move.
 ///
-/// Fast when far behind (a new device's first sync): the next page is fetched while the
-/// current one is applied, and each full page doubles the size of the next request, up to
+/// Fast when far behind (a new device's first sync): three pages are in hand at once — the
+/// peer makes the next page while this side reads and checks one and applies the one before —
+/// and each page that says more follow doubles the size of the next request, up to
 /// ``catchUpBatchSize``.
 ///
 /// The peer is not trusted: a change that breaks the store's `PeerInputLimits` is skipped
@@ -66,46 +67,53 @@ public struct SyncRound: Sendable {
         let client = PeerClient(peer: peer, http: http)
         var report = Report(peer: peer.description)
         var cursor = try await store.syncCursor(forPeer: peer.description)
-        var request = PageRequest(since: cursor, limit: max(1, batchSize))
         // Only the first request is held: later ones follow a batch that said more follow.
-        var pending = fetch(request, from: client, wait: min(wait, .seconds(55)))
-        defer { pending.cancel() }
+        let held = min(wait, .seconds(55))
+        var pending = read(request(PageRequest(since: cursor, limit: max(1, batchSize)), from: client, wait: held),
+                           from: client, into: store, budget: maxBatches)
+        // The page after the last one read is already on its way when the round stops early.
+        var ahead: PageInFlight?
+        defer {
+            pending.cancel()
+            ahead?.body.cancel()
+        }
         while report.batches < maxBatches {
             try Task.checkCancellation()
-            let batch: SyncBatch
+            let page: ReadPage
             do {
-                let fetching = pending
-                batch = try await withTaskCancellationHandler { try await fetching.value } onCancel: { fetching.cancel() }
+                let reading = pending
+                page = try await withTaskCancellationHandler { try await reading.task.value } onCancel: { reading.cancel() }
             } catch PeerClient.BatchError.tooLarge {
-                guard request.limit > 1 else {
+                var smaller = pending.request
+                guard smaller.limit > 1 else {
                     throw SyncError.badResponse(peer: peer.description, reason: "one change is larger than \(maxBatchBytes) bytes")
                 }
-                request.limit = max(1, request.limit / 2)
-                pending = fetch(request, from: client, wait: report.batches == 0 ? min(wait, .seconds(55)) : .zero)
+                smaller.limit = max(1, smaller.limit / 2)
+                pending = read(request(smaller, from: client, wait: report.batches == 0 ? held : .zero),
+                               from: client, into: store, budget: maxBatches - report.batches)
                 continue
             }
-            try check(batch, answering: request, store: store)
-            // The next page travels while this one is applied.
-            var following = request
-            if batch.hasMore {
-                let full = batch.changes.count + batch.unreadable.count >= request.limit
-                following = PageRequest(since: batch.nextSequence,
-                                        limit: full ? min(request.limit * 2, max(catchUpBatchSize, request.limit)) : request.limit)
-                if report.batches + 1 < maxBatches { pending = fetch(following, from: client, wait: .zero) }
+            ahead = page.following
+            try check(page.checked, answering: page.request, store: store)
+            let batch = page.checked.batch
+            // The page after this one was asked for as soon as this one's cursor was read; it is
+            // now read and checked while this one is applied.
+            if let following = page.following {
+                pending = read(following, from: client, into: store, budget: maxBatches - report.batches - 1)
+                ahead = nil
             }
-            let applied = try await store.apply(batch, pulledFrom: peer.description)
+            let applied = try await store.apply(page.checked, pulledFrom: peer.description)
             report.batches += 1
-            report.changes += batch.changes.count + batch.unreadable.count
+            report.changes += page.checked.entryCount
             report.applied.add(applied)
-            ledger?.record(batch: applied, changes: batch.changes.count + batch.unreadable.count, peer: peer.description)
+            ledger?.record(batch: applied, changes: page.checked.entryCount, peer: peer.description)
             if applied.invalid > 0 {
                 logger?.warning("peer sent invalid changes; they were skipped", metadata: [
                     "peer": "\(peer)", "invalid": "\(applied.invalid)", "reasons": "\(applied.problems.joined(separator: "; "))",
                 ])
             }
             cursor = batch.nextSequence
-            if !batch.hasMore { break }
-            request = following
+            if !batch.hasMore || page.following == nil { break }
         }
         report.cursor = cursor
         return report
@@ -117,21 +125,74 @@ public struct SyncRound: Sendable {
         var limit: Int
     }
 
-    /// Starts fetching the page `request` asks for.
-    private func fetch(_ request: PageRequest, from client: PeerClient, wait: Duration) -> Task<SyncBatch, any Error> {
+    /// A request sent, its page's bytes on their way.
+    struct PageInFlight: Sendable {
+        let request: PageRequest
+        let body: Task<Data, any Error>
+    }
+
+    /// A page read and checked, and the request for the page after it, if more follow and the
+    /// round takes more, already sent.
+    struct ReadPage: Sendable {
+        let request: PageRequest
+        let checked: CheckedSyncBatch
+        let following: PageInFlight?
+    }
+
+    /// The reading of one page: its request, and the task that reads and checks it.
+    struct PageReading: Sendable {
+        let request: PageRequest
+        let task: Task<ReadPage, any Error>
+
+        func cancel() { task.cancel() }
+    }
+
+    /// Sends `request`; its bytes arrive on their own task.
+    private func request(_ request: PageRequest, from client: PeerClient, wait: Duration) -> PageInFlight {
         let maxBytes = maxBatchBytes
-        return Task { try await client.changes(since: request.since, limit: request.limit, maxBytes: maxBytes, wait: wait) }
+        return PageInFlight(request: request, body: Task {
+            try await client.changePage(since: request.since, limit: request.limit, maxBytes: maxBytes, wait: wait)
+        })
+    }
+
+    /// Reads the page `page` brings, for `store`: as soon as its bytes are in, the end of the page
+    /// is read from them and, when more follow and the round takes more than this page
+    /// (`budget`), the next request is sent — each page that says more follow doubling the next
+    /// request, up to ``catchUpBatchSize`` — before this page's changes are read and checked. So the peer
+    /// makes the next page while this one is read, and this one is read while the one before
+    /// it is applied.
+    private func read(_ page: PageInFlight, from client: PeerClient, into store: AttachmentStore, budget: Int) -> PageReading {
+        let catchUp = catchUpBatchSize
+        let task = Task { () throws -> ReadPage in
+            let body = try await withTaskCancellationHandler { try await page.body.value } onCancel: { page.body.cancel() }
+            let end = try client.cursor(of: body)
+            var following: PageInFlight?
+            if end.hasMore, end.nextSequence > page.request.since, budget > 1 {
+                let limit = min(page.request.limit * 2, max(catchUp, page.request.limit))
+                following = request(PageRequest(since: end.nextSequence, limit: limit), from: client, wait: .zero)
+            }
+            do {
+                // The same decoder reads the same bytes, so the page ends where `end` says.
+                let batch = try client.batch(in: body)
+                return ReadPage(request: page.request, checked: store.check(batch), following: following)
+            } catch {
+                following?.body.cancel()
+                throw error
+            }
+        }
+        return PageReading(request: page.request, task: task)
     }
 
     /// Refuses a page no honest peer sends for `request`: one from this store itself, one with
     /// more changes than asked for, one that says more follow without moving its cursor.
-    private func check(_ batch: SyncBatch, answering request: PageRequest, store: AttachmentStore) throws {
+    private func check(_ checked: CheckedSyncBatch, answering request: PageRequest, store: AttachmentStore) throws {
+        let batch = checked.batch
         guard batch.peerID != store.peerID else {
             throw SyncError.badResponse(peer: peer.description, reason: "it is this store itself")
         }
-        guard batch.changes.count + batch.unreadable.count <= request.limit else {
+        guard checked.entryCount <= request.limit else {
             throw SyncError.badResponse(peer: peer.description,
-                                        reason: "it sent \(batch.changes.count + batch.unreadable.count) changes when asked for at most \(request.limit)")
+                                        reason: "it sent \(checked.entryCount) changes when asked for at most \(request.limit)")
         }
         if batch.hasMore && batch.nextSequence <= request.since {
             throw SyncError.badResponse(peer: peer.description,

@@ -4,9 +4,14 @@
 // program needs neither linked: cvips_start() opens libvips with dlopen and resolves each
 // function once. Option values that are enums are looked up by their names in libvips'
 // own type tables at start, never written here as numbers.
+#define _GNU_SOURCE  // dladdr
 #include "cvips.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +65,8 @@ static struct {
     void (*image_set_kill)(VipsImage *image, int kill);
     void (*g_free)(void *memory);
     void (*g_object_unref)(void *object);
+    void *(*g_module_open)(const char *path, int flags);
+    void (*g_module_make_resident)(void *module);
 } vips;
 
 // Option values, by name from libvips' enum tables; `keep` is whether savers take "keep"
@@ -88,6 +95,27 @@ static int cvips_nick(cvips_gtype type, const char *nick, int *out, char *error,
 #define CVIPS_RESOLVE(field, symbol) \
     if ((*(void **)&vips.field = dlsym(library, symbol)) == NULL) \
         return cvips_fail(error, capacity, "libvips lacks the function", symbol);
+
+// G_MODULE_BIND_LAZY, as libvips opens its modules.
+static const int cvips_module_bind_lazy = 1 << 0;
+
+// Loads the one libvips module whose images the store accepts (HEIF: HEIC and AVIF) from the
+// module folder beside the libvips library actually loaded. A libvips built with HEIF inside
+// has no such file, and one without HEIF at all reads no HEIF: either way the probe then
+// decides, as it does for any format, so a missing module is not an error here.
+static void cvips_load_heif_module(int major, int minor) {
+    Dl_info info;
+    if (dladdr(*(void **)&vips.init, &info) == 0 || info.dli_fname == NULL) return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (slash == NULL) return;
+    char path[PATH_MAX];
+    int length = snprintf(path, sizeof path, "%.*s/vips-modules-%d.%d/vips-heif.so",
+                          (int)(slash - info.dli_fname), info.dli_fname, major, minor);
+    if (length < 0 || (size_t)length >= sizeof path || access(path, R_OK) != 0) return;
+    void *module = vips.g_module_open(path, cvips_module_bind_lazy);
+    // A module registers types libvips keeps, so it must never be unloaded (libvips does the same).
+    if (module != NULL) vips.g_module_make_resident(module);
+}
 
 int cvips_start(const char *argv0, char *error, size_t capacity) {
     void *library = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
@@ -136,6 +164,8 @@ int cvips_start(const char *argv0, char *error, size_t capacity) {
     CVIPS_RESOLVE(image_set_kill, "vips_image_set_kill")
     CVIPS_RESOLVE(g_free, "g_free")
     CVIPS_RESOLVE(g_object_unref, "g_object_unref")
+    CVIPS_RESOLVE(g_module_open, "g_module_open")
+    CVIPS_RESOLVE(g_module_make_resident, "g_module_make_resident")
 
     int major = vips.version(0), minor = vips.version(1);
     if (major != 8 || minor < 12) {
@@ -143,7 +173,26 @@ int cvips_start(const char *argv0, char *error, size_t capacity) {
         snprintf(found, sizeof found, "found %d.%d", major, minor);
         return cvips_fail(error, capacity, "libvips 8.12 or a later 8.x is needed", found);
     }
-    if (vips.init(argv0) != 0) return cvips_fail(error, capacity, "vips_init failed", vips.error_buffer());
+    // vips_init loads every module in $VIPSHOME's library folder: Debian's are HEIF, JPEG XL,
+    // ImageMagick, OpenSlide and Poppler, with the libraries each links (about 7 MB of a
+    // gallery's peak, and code no image the store accepts needs). A prefix under /dev/null
+    // names a folder that cannot exist, so none loads; the HEIF module is loaded below.
+    // vips_init itself sets VIPSHOME when it is unset, at this same moment, so setting it here
+    // adds no kind of environment write the program did not already make. It is put back as
+    // it was once libvips has started (libvips keeps the folder it worked out), so the
+    // programs the store starts (ffmpeg, pdftoppm; vips in the tests) see the environment given.
+    const char *given = getenv("VIPSHOME");
+    char *saved = given ? strdup(given) : NULL;
+    if ((given && !saved) || setenv("VIPSHOME", "/dev/null", 1) != 0) {
+        free(saved);
+        return cvips_fail(error, capacity, "cannot set VIPSHOME", strerror(errno));
+    }
+    int started = vips.init(argv0);
+    int restored = saved ? setenv("VIPSHOME", saved, 1) : unsetenv("VIPSHOME");
+    free(saved);
+    if (started != 0) return cvips_fail(error, capacity, "vips_init failed", vips.error_buffer());
+    if (restored != 0) return cvips_fail(error, capacity, "cannot restore VIPSHOME", strerror(errno));
+    cvips_load_heif_module(major, minor);
     if (cvips_nick(vips.access_type(), "sequential", &option.access_sequential, error, capacity) != 0) return -1;
     if (cvips_nick(vips.access_type(), "random", &option.access_random, error, capacity) != 0) return -1;
     if (cvips_nick(vips.fail_on_type(), "error", &option.fail_on_error, error, capacity) != 0) return -1;

@@ -4,7 +4,9 @@ import CVips
 ///
 /// libvips is not linked into the program: the first image operation loads it (`dlopen`
 /// in CVips), so a command that touches no image never maps it or the hundred libraries it
-/// brings. Starting it blocks untrusted loaders (only the common, fuzzed formats are
+/// brings. Starting it loads one of libvips' loadable modules, the HEIF one (HEIC and AVIF),
+/// and none of the others (ImageMagick, OpenSlide, Poppler, JPEG XL: code and memory no
+/// accepted image needs), blocks untrusted loaders (only the common, fuzzed formats are
 /// decoded), runs each operation on one thread (the store runs one operation per core), and
 /// turns libvips' operation cache off: the store caches derived images itself, and a hidden
 /// cache of decoded pixels would make memory use unpredictable.

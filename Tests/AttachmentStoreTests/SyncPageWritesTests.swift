@@ -92,4 +92,26 @@ struct SyncPageWritesTests {
         #expect(try await whole.store.statistics().notes == (try await single.store.statistics().notes))
         #expect(try await whole.store.verify().isClean)
     }
+
+    @Test("a page moves the store's clock past its latest reading, wherever in the page it is, and never to a refused change's")
+    func pageMovesTheClockPastItsLatestValidReading() async throws {
+        let fixture = try await StoreFixture("page-clock")
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var changes = Self.page(seed: 4)
+        // The latest valid reading sits in the middle of the page, on a tombstone; a later one,
+        // ten minutes ahead (past the allowed skew), is on a change that is refused.
+        let latest = ClockStamp(rawValue: String(format: "%013lld-000042-\(Self.peer)", now + 60_000))
+        changes.insert(.tombstone(.init(entity: "note", id: Self.noteID(999), clock: latest)), at: changes.count / 2)
+        let refused = ClockStamp(rawValue: String(format: "%013lld-000000-\(Self.peer)", now + 600_000))
+        changes.insert(.tombstone(.init(entity: "note", id: Self.noteID(998), clock: refused)), at: 3)
+
+        let checked = fixture.store.check(SyncBatch(peerID: Self.peer, changes: changes, nextSequence: 1, hasMore: false))
+        #expect(checked.latestClock == latest)
+        #expect(checked.refused.count == 1 && checked.entryCount == changes.count)
+        let report = try await fixture.store.apply(checked, pulledFrom: "http://\(Self.peer)")
+        #expect(report.invalid == 1)
+        let next = fixture.store.clock.tick()
+        #expect(next > latest, "a local change after the page is stamped after every reading it applied")
+        #expect(next.parts!.milliseconds < now + 600_000, "the refused reading did not move the clock")
+    }
 }

@@ -96,3 +96,35 @@ struct LoaderAllowListTests {
         #expect(try ThumbnailRenderer.render(fileAt: path, maxPixelSize: 200, options: options).width == 200)
     }
 }
+
+@Suite("libvips loads only the modules the store reads", .timeLimit(.minutes(3)))
+struct VipsModuleTests {
+    /// The shared objects this process has mapped, by file name.
+    static func mappedLibraries() throws -> Set<String> {
+        // Read to the end: /proc reports a size of 0, and a read by that size stops early.
+        let handle = try FileHandle(forReadingFrom: URL(filePath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { $0.hasPrefix("/") ? String($0.split(separator: "/").last!) : nil }
+        })
+    }
+
+    @Test("after libvips starts and reads a HEIC, its HEIF module is mapped and the ImageMagick, OpenSlide, Poppler and JPEG XL modules are not")
+    func onlyTheHEIFModuleIsLoaded() throws {
+        #expect(try ImageProbe.header(ofFileAt: Corpus.file("special/photo.heic").path(percentEncoded: false)).format == .heif)
+        #expect(try ImageProbe.header(ofFileAt: Corpus.file("special/photo.avif").path(percentEncoded: false)).format == .avif)
+        #expect(getenv("VIPSHOME") == nil, "the environment programs started later see is the one given")
+        let mapped = try Self.mappedLibraries()
+        #expect(mapped.contains { $0.hasPrefix("libvips.so") })
+        for module in ["vips-magick.so", "vips-openslide.so", "vips-poppler.so", "vips-jxl.so"] {
+            #expect(!mapped.contains(module), "\(module) is mapped")
+        }
+        // Debian builds HEIF as a module; where libvips has it inside, there is no file to map.
+        let libraries = "/usr/lib/x86_64-linux-gnu"
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: libraries)) ?? []
+        if folders.contains(where: { $0.hasPrefix("vips-modules-") && FileManager.default.fileExists(atPath: "\(libraries)/\($0)/vips-heif.so") }) {
+            #expect(mapped.contains("vips-heif.so"))
+        }
+    }
+}

@@ -10,11 +10,18 @@ extension Attachment: Codable {
         case id, noteID, position, blobHash, byteCount, mediaType, filename, image, metadata, createdAt, updatedAt
         case motion, contentIdentifier
         case state, fetchedBytes
+        /// A sync change's fields, written beside the attachment's in the same object
+        /// (``SyncChange/AttachmentToken``), so that a change is read through one container.
+        case clock, trashedAt
     }
 
     /// Reads an attachment; one without ``state`` (a peer's record) is ``State/remote``.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(from: decoder.container(keyedBy: CodingKeys.self))
+    }
+
+    /// Reads an attachment's fields from `container`, which may hold a sync change's fields too.
+    init(from container: KeyedDecodingContainer<CodingKeys>) throws {
         self.init(
             id: try container.decode(AttachmentID.self, forKey: .id),
             noteID: try container.decode(NoteID.self, forKey: .noteID),

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A note: a title, a body, and an ordered list of attachments kept alongside.
-public struct Note: Sendable, Equatable, Codable, Identifiable {
+public struct Note: Sendable, Equatable, Identifiable {
     /// The note's stable identifier.
     public var id: NoteID
     /// A short title; may be empty.

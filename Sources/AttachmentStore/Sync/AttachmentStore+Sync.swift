@@ -63,6 +63,26 @@ extension AttachmentStore {
         }
     }
 
+    /// `batch` checked against ``Configuration/peerLimits`` and the record rules as of now,
+    /// ready for `apply(_:pulledFrom:)`. Pure computation: no catalog, no
+    /// waiting, so it may run on whichever task holds the page.
+    package func check(_ batch: SyncBatch) -> CheckedSyncBatch {
+        let validation = SyncChangeValidation(limits: configuration.peerLimits)
+        var checked = CheckedSyncBatch(batch: batch, refused: batch.unreadable)
+        checked.batch.unreadable = []
+        checked.batch.changes = []
+        checked.batch.changes.reserveCapacity(batch.changes.count)
+        for change in batch.changes {
+            if let problem = validation.problem(with: change) {
+                checked.refused.append(problem)
+            } else {
+                checked.batch.changes.append(change)
+                if checked.latestClock.map({ $0 < change.clock }) ?? true { checked.latestClock = change.clock }
+            }
+        }
+        return checked
+    }
+
     /// Applies a peer's batch in one transaction, idempotently: newer versions win (by hybrid
     /// logical clock, the peer id breaking ties; a move to the trash or a restore from it is
     /// such a version), deletions (purges) always win, and attachment records
@@ -72,9 +92,8 @@ extension AttachmentStore {
     /// that could not be read) is counted in ``SyncApplyReport/invalid`` with its reason and
     /// skipped, and the rest of the batch is applied: a peer cannot stall sync with one bad change.
     package func apply(_ batch: SyncBatch) async throws -> SyncApplyReport {
-        let (clock, dialect) = (self.clock, catalog.database.dialect)
-        let validation = SyncChangeValidation(limits: configuration.peerLimits)
-        return try await catalog.write { db in try Self.apply(batch, validation: validation, clock: clock, dialect: dialect, in: db) }
+        let (checked, clock, dialect) = (check(batch), self.clock, catalog.database.dialect)
+        return try await catalog.write { db in try Self.apply(checked, clock: clock, dialect: dialect, in: db) }
     }
 
     /// Applies a batch pulled from `peer` as ``apply(_:)`` does and, in the same transaction,
@@ -82,12 +101,17 @@ extension AttachmentStore {
     /// cursor to the batch's end: one commit a batch, and a cut round resumes exactly after the
     /// last batch it applied.
     package func apply(_ batch: SyncBatch, pulledFrom peer: String) async throws -> SyncApplyReport {
+        try await apply(check(batch), pulledFrom: peer)
+    }
+
+    /// Applies a batch pulled from `peer` and checked already (``check(_:)``), as
+    /// `apply(_:pulledFrom:)` with a `SyncBatch` does.
+    package func apply(_ checked: CheckedSyncBatch, pulledFrom peer: String) async throws -> SyncApplyReport {
         let (clock, dialect) = (self.clock, catalog.database.dialect)
-        let validation = SyncChangeValidation(limits: configuration.peerLimits)
         return try await catalog.write { db in
-            let report = try Self.apply(batch, validation: validation, clock: clock, dialect: dialect, in: db)
+            let report = try Self.apply(checked, clock: clock, dialect: dialect, in: db)
             try Self.addPendingPeerThumbnails(report.imagesApplied, from: peer, in: db)
-            try StoreSetting.set(Self.pullCursorPrefix + peer, String(batch.nextSequence), in: db)
+            try StoreSetting.set(Self.pullCursorPrefix + peer, String(checked.batch.nextSequence), in: db)
             return report
         }
     }
@@ -95,41 +119,33 @@ extension AttachmentStore {
     /// The store setting that holds how far a peer's feed was pulled, before the peer's address.
     private static let pullCursorPrefix = "cursor "
 
-    /// The changes of `batch` applied in `db`, each validated first. In SQLite the notes the batch
-    /// adds are indexed for search together, once it is applied (``NoteSearchDeferral``).
-    private static func apply(_ batch: SyncBatch, validation: SyncChangeValidation, clock: HybridClock,
-                              dialect: SQLDialect, in db: any SQLTransaction) throws -> SyncApplyReport {
+    /// The changes of `checked` applied in `db`. In SQLite the notes the batch adds are indexed
+    /// for search together, once it is applied (``NoteSearchDeferral``).
+    private static func apply(_ checked: CheckedSyncBatch, clock: HybridClock, dialect: SQLDialect,
+                              in db: any SQLTransaction) throws -> SyncApplyReport {
         try NoteSearchIndexing.collectingNewNotes(dialect, in: db) {
-            try apply(batch, validation: validation, clock: clock, in: db)
+            try apply(checked, clock: clock, in: db)
         }
     }
 
-    /// The changes of `batch` applied in `db`, each validated first.
-    private static func apply(_ batch: SyncBatch, validation: SyncChangeValidation, clock: HybridClock,
-                              in db: any SQLTransaction) throws -> SyncApplyReport {
+    /// The changes of `checked` applied in `db`, its refused entries counted.
+    private static func apply(_ checked: CheckedSyncBatch, clock: HybridClock, in db: any SQLTransaction) throws -> SyncApplyReport {
         var report = SyncApplyReport()
-        for problem in batch.unreadable { report.refuse(problem) }
-        var valid: [SyncChange] = []
-        for change in batch.changes {
-            if let problem = validation.problem(with: change) {
-                report.refuse(problem)
-            } else {
-                valid.append(change)
-            }
-        }
+        for problem in checked.refused { report.refuse(problem) }
+        let valid = checked.batch.changes
+        // Past every reading of the page before anything is applied: a merge stamps its result
+        // later than all of them.
+        if let latest = checked.latestClock { clock.observe(latest) }
         var lookups = try SyncBatchLookups(for: valid, in: db)
         var writes = SyncPageWrites()
         var tokens: [SyncChange.AttachmentToken] = []
         for change in valid {
             switch change {
             case .note(let note):
-                clock.observe(note.clock)
                 if try applyNote(note, lookups: &lookups, writes: &writes, in: db) { report.notesApplied += 1 } else { report.ignored += 1 }
             case .attachment(let token):
-                clock.observe(token.clock)
                 tokens.append(token)
             case .tombstone(let tombstone):
-                clock.observe(tombstone.clock)
                 if try applyTombstone(tombstone, lookups: &lookups, writes: &writes, in: db) {
                     report.deletionsApplied += 1
                 } else {

@@ -35,17 +35,22 @@ public enum SyncChange: Sendable, Equatable {
             self.versions = versions
         }
 
-        /// Reads a peer's note change: the note's fields, `clock`, `trashedAt` and `versions` side by side.
+        /// Reads a peer's note change: the note's fields, `clock`, `trashedAt` and `versions`
+        /// side by side, through one container.
         public init(from decoder: any Decoder) throws {
-            let fields = try RecordStateFields.read(from: decoder, versions: true)
-            self.init(try Note(from: decoder), clock: fields.clock, trashedAt: fields.trashedAt, versions: fields.versions)
+            let container = try decoder.container(keyedBy: Note.CodingKeys.self)
+            self.init(try Note(from: container), clock: try container.decode(ClockStamp.self, forKey: .clock),
+                      trashedAt: try container.decodeIfPresent(Date.self, forKey: .trashedAt),
+                      versions: try container.decodeIfPresent(VersionVector.self, forKey: .versions))
         }
 
         /// Writes the note, `clock`, `trashedAt` and `versions`, in one object.
         public func encode(to encoder: any Encoder) throws {
             try note.encode(to: encoder)
-            try RecordStateFields.write(clock, trashedAt: trashedAt, to: encoder)
-            try RecordStateFields.write(versions, to: encoder)
+            var container = encoder.container(keyedBy: Note.CodingKeys.self)
+            try container.encode(clock, forKey: .clock)
+            try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
+            try container.encodeIfPresent(versions, forKey: .versions)
         }
     }
 
@@ -72,16 +77,20 @@ public enum SyncChange: Sendable, Equatable {
             self.trashedAt = trashedAt
         }
 
-        /// Reads a peer's token: the attachment's fields, `clock` and `trashedAt` side by side.
+        /// Reads a peer's token: the attachment's fields, `clock` and `trashedAt` side by side,
+        /// through one container.
         public init(from decoder: any Decoder) throws {
-            let fields = try RecordStateFields.read(from: decoder, versions: false)
-            self.init(try Attachment(from: decoder), clock: fields.clock, trashedAt: fields.trashedAt)
+            let container = try decoder.container(keyedBy: Attachment.CodingKeys.self)
+            self.init(try Attachment(from: container), clock: try container.decode(ClockStamp.self, forKey: .clock),
+                      trashedAt: try container.decodeIfPresent(Date.self, forKey: .trashedAt))
         }
 
         /// Writes the attachment's description, `clock` and `trashedAt`, in one object.
         public func encode(to encoder: any Encoder) throws {
             try attachment.encodeDescription(to: encoder)
-            try RecordStateFields.write(clock, trashedAt: trashedAt, to: encoder)
+            var container = encoder.container(keyedBy: Attachment.CodingKeys.self)
+            try container.encode(clock, forKey: .clock)
+            try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
         }
     }
 
@@ -91,31 +100,6 @@ public enum SyncChange: Sendable, Equatable {
         public var entity: String
         public var id: String
         public var clock: ClockStamp
-    }
-}
-
-/// The `clock` and `trashedAt` a note or attachment change carries beside its record's own
-/// fields, in the same JSON object (`trashedAt` only while the record is in the trash).
-private enum RecordStateFields: String, CodingKey {
-    case clock, trashedAt, versions
-
-    /// `clock`, `trashedAt` and (for a note, when `versions`) `versions`, read through one
-    /// container: each container JSONDecoder makes indexes the object's keys anew.
-    static func read(from decoder: any Decoder, versions: Bool) throws -> (clock: ClockStamp, trashedAt: Date?, versions: VersionVector?) {
-        let container = try decoder.container(keyedBy: Self.self)
-        return (try container.decode(ClockStamp.self, forKey: .clock), try container.decodeIfPresent(Date.self, forKey: .trashedAt),
-                versions ? try container.decodeIfPresent(VersionVector.self, forKey: .versions) : nil)
-    }
-
-    static func write(_ versions: VersionVector?, to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Self.self)
-        try container.encodeIfPresent(versions, forKey: .versions)
-    }
-
-    static func write(_ clock: ClockStamp, trashedAt: Date?, to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Self.self)
-        try container.encode(clock, forKey: .clock)
-        try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
     }
 }
 
@@ -144,6 +128,17 @@ extension SyncChange: Codable {
         case .tombstone(let tombstone):
             try container.encode("tombstone", forKey: .kind)
             try container.encode(tombstone, forKey: .tombstone)
+        }
+    }
+}
+
+extension SyncChange {
+    /// When the change was made, by the clock of the peer that made it.
+    var clock: ClockStamp {
+        switch self {
+        case .note(let note): note.clock
+        case .attachment(let token): token.clock
+        case .tombstone(let tombstone): tombstone.clock
         }
     }
 }

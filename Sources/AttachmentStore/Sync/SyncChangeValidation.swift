@@ -26,67 +26,71 @@ package struct SyncChangeValidation {
         return nowMilliseconds + skew.seconds * 1000 + skew.attoseconds / 1_000_000_000_000_000
     }
 
-    /// Why `change` may not be applied, or `nil` when it may.
+    /// Why `change` may not be applied, or `nil` when it may: the first check it fails, in the
+    /// order written (each later check runs only when the earlier ones pass).
     func problem(with change: SyncChange) -> String? {
-        let checks: [() -> String?]
         switch change {
-        case .note(let change):
-            let note = change.note
-            checks = [
-                { Self.id(note.id.rawValue, "note id") },
-                { RecordRules.problem(title: note.title) },
-                { RecordRules.problem(body: note.body) },
-                { date(note.createdAt, "createdAt") }, { date(note.updatedAt, "updatedAt") },
-                { change.trashedAt.flatMap { date($0, "trashedAt") } },
-                { clock(change.clock) },
-                { change.versions.flatMap { versions($0, clock: change.clock) } },
-            ]
-        case .attachment(let token):
-            let attachment = token.attachment
-            checks = [
-                { Self.id(attachment.id.rawValue, "attachment id") }, { Self.id(attachment.noteID.rawValue, "note id") },
-                { position(attachment.position) }, { byteCount(attachment.byteCount) }, { Self.mediaType(attachment.mediaType) },
-                { Self.filename(attachment.filename) },
-                { image(attachment.image) }, { metadata(attachment.metadata) },
-                { attachment.motion.flatMap(motion) }, { attachment.contentIdentifier.flatMap(Self.contentIdentifier) },
-                { attachment.image?.embeddedVideoOffset.flatMap { embeddedVideo(at: $0, in: attachment.byteCount) } },
-                { date(attachment.createdAt, "createdAt") }, { date(attachment.updatedAt, "updatedAt") },
-                { token.trashedAt.flatMap { date($0, "trashedAt") } },
-                { clock(token.clock) },
-            ]
-        case .tombstone(let tombstone):
-            checks = [
-                { ["note", "attachment"].contains(tombstone.entity) ? nil : "a tombstone of unknown kind \(PeerText.quoted(tombstone.entity))" },
-                { Self.id(tombstone.id, "\(tombstone.entity) id") },
-                { clock(tombstone.clock) },
-            ]
+        case .note(let change): problem(withNote: change)
+        case .attachment(let token): problem(withAttachment: token)
+        case .tombstone(let tombstone): problem(withTombstone: tombstone)
         }
-        for check in checks {
-            if let problem = check() { return problem }
-        }
-        return nil
+    }
+
+    private func problem(withNote change: SyncChange.NoteState) -> String? {
+        let note = change.note
+        let record: String? = Self.id(note.id.rawValue, "note id")
+            ?? RecordRules.problem(title: note.title)
+            ?? RecordRules.problem(body: note.body)
+        let times: String? = date(note.createdAt, "createdAt")
+            ?? date(note.updatedAt, "updatedAt")
+            ?? change.trashedAt.flatMap { date($0, "trashedAt") }
+        return record ?? times ?? clock(change.clock) ?? change.versions.flatMap { versions($0, clock: change.clock) }
+    }
+
+    private func problem(withAttachment token: SyncChange.AttachmentToken) -> String? {
+        let attachment = token.attachment
+        let record: String? = Self.id(attachment.id.rawValue, "attachment id")
+            ?? Self.id(attachment.noteID.rawValue, "note id")
+            ?? position(attachment.position)
+            ?? byteCount(attachment.byteCount)
+        let description: String? = Self.mediaType(attachment.mediaType)
+            ?? Self.filename(attachment.filename)
+            ?? image(attachment.image)
+            ?? metadata(attachment.metadata)
+        let parts: String? = attachment.motion.flatMap(motion)
+            ?? attachment.contentIdentifier.flatMap(Self.contentIdentifier)
+            ?? attachment.image?.embeddedVideoOffset.flatMap { embeddedVideo(at: $0, in: attachment.byteCount) }
+        let times: String? = date(attachment.createdAt, "createdAt")
+            ?? date(attachment.updatedAt, "updatedAt")
+            ?? token.trashedAt.flatMap { date($0, "trashedAt") }
+        return record ?? description ?? parts ?? times ?? clock(token.clock)
+    }
+
+    private func problem(withTombstone tombstone: SyncChange.Tombstone) -> String? {
+        let kind: String? = ["note", "attachment"].contains(tombstone.entity) ? nil : "a tombstone of unknown kind \(PeerText.quoted(tombstone.entity))"
+        return kind ?? Self.id(tombstone.id, "\(tombstone.entity) id") ?? clock(tombstone.clock)
     }
 
     // MARK: - Fields
 
     /// A canonical lowercase UUID: 8-4-4-4-12 hexadecimal digits.
     static func id(_ text: String, _ name: String) -> String? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return "\(name) \(PeerText.quoted(text)) is not a lowercase UUID" }
-        for (index, byte) in bytes.enumerated() {
-            let isDash = [8, 13, 18, 23].contains(index)
-            let ok = isDash ? byte == UInt8(ascii: "-") : ((48...57).contains(byte) || (97...102).contains(byte))
-            guard ok else { return "\(name) \(PeerText.quoted(text)) is not a lowercase UUID" }
+        let utf8 = text.utf8
+        let isUUID = utf8.count == 36 && utf8.enumerated().allSatisfy { index, byte in
+            index == 8 || index == 13 || index == 18 || index == 23 ? byte == UInt8(ascii: "-") : (48...57).contains(byte) || (97...102).contains(byte)
         }
-        return nil
+        return isUUID ? nil : "\(name) \(PeerText.quoted(text)) is not a lowercase UUID"
     }
+
+    /// The characters besides letters and digits a media type's parts may hold.
+    private static let tokenSymbols = Set("!#$&-^_.+".utf8)
 
     /// `type/subtype` of token characters, at most 127 bytes.
     static func mediaType(_ text: String) -> String? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         let token = { (part: Substring) in
             !part.isEmpty && part.utf8.allSatisfy { byte in
-                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || Array("!#$&-^_.+".utf8).contains(byte)
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || tokenSymbols.contains(byte)
             }
         }
         guard text.utf8.count <= 127, parts.count == 2, token(parts[0]), token(parts[1]) else {
@@ -97,8 +101,7 @@ package struct SyncChangeValidation {
 
     func text(_ value: String, _ name: String, max: Int, allowNewlines: Bool) -> String? {
         guard value.utf8.count <= max else { return "\(name) is \(value.utf8.count) bytes, more than \(max)" }
-        let allowed: Set<Unicode.Scalar> = allowNewlines ? ["\n", "\r", "\t"] : ["\t"]
-        if value.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !allowed.contains($0) }) {
+        if value.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !($0 == "\t" || allowNewlines && ($0 == "\n" || $0 == "\r")) }) {
             return "\(name) contains control characters"
         }
         return nil

@@ -17,8 +17,10 @@
 typedef struct _VipsImage VipsImage;
 
 /// Loads libvips, resolves every function below, looks up the option values by name, starts
-/// libvips and sets it up for the store: warnings silenced (failures come back through
-/// cvips_last_error), operation cache off, untrusted loaders blocked, one thread per operation.
+/// libvips and sets it up for the store: of libvips' loadable modules only the HEIF one loaded
+/// (VIPSHOME is set to a prefix under /dev/null, so no other module is found), warnings silenced
+/// (failures come back through cvips_last_error), operation cache off, untrusted loaders
+/// blocked, one thread per operation.
 /// Returns 0 on success; otherwise -1 with a message in `error` (at most `capacity` bytes,
 /// NUL-terminated). Call once per process.
 int cvips_start(const char *argv0, char *error, size_t capacity);
