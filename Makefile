@@ -57,7 +57,8 @@ deb: deps
 ## and installs it into a fresh debootstrap root: user, folders, token, attach serve from the unit's
 ## command line, an admin command as root, an upgrade that keeps the store, systemd-analyze verify
 ## (scripts/check-deb.sh; needs root and the Debian mirror). PACKAGE_CONFIGURATION=debug, as
-## `make test` runs it, packages the debug build linked the same way instead of the release one
+## `make test` runs it, packages a debug build linked the same way instead of the release one
+## (without debug information, gzip-compressed: a package to test, never one to ship)
 PACKAGE_CONFIGURATION ?= release
 DEB_TEST_DIR = .build/deb-test
 deb-test: deps corpus

@@ -516,6 +516,16 @@ class BrowserTest:
                   and len(self.tiles()) == before + 1 and self.loaded_thumbnails() == before + 1, "one tile for the pair")
         thumb = self.driver.find_element(By.CSS_SELECTOR, "#gallery .thumb[data-filename='IMG_0001.HEIC']")
         assert thumb.get_attribute("data-motion"), "no clip on the Live Photo's tile"
+        # Whichever half is stored last joins the other: when the clip is stored first it is an
+        # attachment of its own for a moment, and the page may move it into its place (a PATCH of
+        # its position) just after the still took it in. The server answers 404, the page shows
+        # the one tile (asserted above), and Chrome logs the 404: that one is no fault. Anything
+        # else in the console up to here still fails the step.
+        pair = thumb.find_element(By.XPATH, "ancestor::li[contains(@class, 'tile')]").get_attribute("data-id")
+        joined = re.compile(r"/api/attachments/([0-9a-f-]{36}) - Failed to load resource: the server responded with a status of 404")
+        problems = [entry for entry in self.console_problems()
+                    if not ((match := joined.search(entry["message"])) and match.group(1) != pair)]
+        assert not problems, f"browser console: {problems}"
         assert thumb.find_element(By.CSS_SELECTOR, ".tile-badge").text == "LIVE"
         viewer = self.driver.find_element(By.ID, "viewer")
         ActionChains(self.driver).double_click(thumb).perform()
@@ -600,12 +610,17 @@ class BrowserTest:
         status, listing = peer.get_json(f"/api/notes/{self.note_id}/attachments")
         return listing["attachments"] if status == 200 and len(listing["attachments"]) == len(here["attachments"]) else None
 
-    def no_console_errors(self):
-        # The refused login at the start is a 401 on purpose; Chrome logs every 4xx as an error.
+    def console_problems(self):
+        """The browser console's errors and Content Security Policy reports since the last call
+        (reading the log empties it). The refused login at the start is a 401 on purpose;
+        Chrome logs every 4xx as an error."""
         def refused_login(entry):
             return entry["source"] == "network" and "/login - " in entry["message"] and "status of 401" in entry["message"]
-        problems = [entry for entry in self.driver.get_log("browser")
-                    if (entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]) and not refused_login(entry)]
+        return [entry for entry in self.driver.get_log("browser")
+                if (entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]) and not refused_login(entry)]
+
+    def no_console_errors(self):
+        problems = self.console_problems()
         assert not problems, f"browser console: {problems}"
 
     def gallery_loads_as_it_scrolls(self):
