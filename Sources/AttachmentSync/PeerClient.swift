@@ -22,14 +22,9 @@ struct PeerClient: Sendable {
         case tooLarge
     }
 
-    /// One page of the peer's change feed, at most `maxBytes` long; with a `wait` of a second or
-    /// more the peer holds the request until it has a change after `sequence` or the wait is over.
-    /// - Throws: ``BatchError/tooLarge`` when it is longer; ``SyncError`` otherwise.
-    func changes(since sequence: Int64, limit: Int, maxBytes: Int, wait: Duration = .zero) async throws -> SyncBatch {
-        try batch(in: try await changePage(since: sequence, limit: limit, maxBytes: maxBytes, wait: wait))
-    }
-
-    /// The JSON of one page of the peer's change feed, unread, as ``changes(since:limit:maxBytes:wait:)`` asks for it.
+    /// The JSON of one page of the peer's change feed, unread, at most `maxBytes` long; with a
+    /// `wait` of a second or more the peer holds the request until it has a change after
+    /// `sequence` or the wait is over. ``batch(in:)`` reads it.
     /// - Throws: ``BatchError/tooLarge`` when it is longer than `maxBytes`; ``SyncError`` otherwise.
     func changePage(since sequence: Int64, limit: Int, maxBytes: Int, wait: Duration = .zero) async throws -> Data {
         let seconds = wait.components.seconds
