@@ -150,15 +150,12 @@ for w in ["a", "b"]:
                f"(Swift's Foundation with its ICU data, libvips and the ~100 libraries it links), not heap; "
                f"the {count} thumbnails and libvips' working memory for the renders in flight add {g - base:.0f} MB. "
                f"At the gallery's peak (/proc/PID/smaps of `attach-bench gallery` on workload b, 2026-11-29, "
-               f"libvips loading only its HEIF module): 71 MB, of it pages of files mapped read-only 48 MB "
-               f"(`attach-bench` itself 10 MB; it links the toolchain's Swift runtime and Foundation as "
-               f"shared libraries, 17 MB of them, where the shipped `attach` has them inside, packed) and "
-               f"anonymous memory 22 MB (thread stacks, malloc arenas, libvips' buffers). libvips loaded all "
-               f"five of Debian's modules until 2026-11-29 (ImageMagick's, OpenSlide's, Poppler's, JPEG XL's "
-               f"with the libraries they link): loading only HEIF's took this peak from 77 to 71 MB "
-               f"(`/usr/bin/time -f %M`, 3 runs each, the same day). One malloc arena instead of glibc's "
-               f"default would take 5 MB more (MALLOC_ARENA_MAX=1: 66 MB), at the cost of the server's threads "
-               f"contending for one heap; not done")
+               f"the release build as `make bench` makes it): 58 MB, of it 48 MB pages of files mapped "
+               f"(`attach-bench` itself 20 MB, with the Swift runtime and Foundation inside; libvips "
+               f"2 MB, librsvg, which libvips links, 2 MB) and 9 MB of heap. Two changes of 2026-11-29 took it "
+               f"from 68 MB: libvips loads only its HEIF module (the other four and the libraries they link "
+               f"cost 6 MB), and the process allocates from one heap (`ProcessHeap.useOneHeap()`; glibc's "
+               f"default of a heap per thread held about 2 MB in each of eight heaps: 5 MB)")
     rows.append((f"gallery peak RSS ≤ 60 MB ({w})", f"{g:.0f} MB", g <= 60, why))
 d1, dn = med("b", "files", "decode1_mb"), med("b", "files", "decode_mb")
 if d1 is not None:
@@ -209,6 +206,8 @@ PY
   echo "Every strategy goes through the store's real code paths (\`attach-bench\`, a strategy switch, not a fork):"
   echo "saves are durable (fsync'd and committed) one photo per note; disk is \`du -sk\` of the store folder"
   echo "afterwards; the gallery and decode figures are peak RSS (\`ru_maxrss\` via \`peak-rss\`) of fresh processes."
+  echo "The driver sets its heap up as \`attach\`'s commands do (one glibc heap for every thread, \`ProcessHeap.useOneHeap()\`;"
+  echo "\`attach serve\` keeps glibc's heap per thread)."
   echo "The limit copies the same files with one \`cp\` per photo and a final \`sync\`."
   echo
   echo "![Storage benchmark](docs/storage-benchmark.svg)"

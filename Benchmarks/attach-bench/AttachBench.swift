@@ -13,6 +13,21 @@ struct AttachBench: AsyncParsableCommand {
         abstract: "Save, show and decode 50 photos under one storage strategy, for make bench.",
         subcommands: [Save.self, Gallery.self, Decode.self, SeedNotes.self]
     )
+
+    /// Sets the heap up as `attach` does (``ProcessHeap/useOneHeap()``), then runs the command.
+    static func main() async {
+        ProcessHeap.useOneHeap()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// How photos are stored, for comparison with the default.

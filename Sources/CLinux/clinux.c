@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include "clinux.h"
@@ -11,3 +12,5 @@ int clinux_start_writeback(int fd, long long offset, long long nbytes) {
 }
 
 int clinux_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int clinux_set_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }

@@ -29,9 +29,13 @@ struct AttachCommand: AsyncParsableCommand {
 
     /// Parses the arguments, runs the command, and maps every failure to the documented exit code.
     static func main() async {
+        let given = Array(CommandLine.arguments.dropFirst())
+        // Before any thread starts: one heap for every command but the server, which keeps glibc's
+        // heap per thread (its CPU time per request rose with one). The subcommand is always the
+        // first argument: the root command takes no options of its own but --help and --version.
+        if given.first != ServeCommand.configuration.commandName { ProcessHeap.useOneHeap() }
         LoggingSystem.bootstrap(StandardErrorLogHandler.init)
         Signals.ignoreFileSizeLimit()
-        let given = Array(CommandLine.arguments.dropFirst())
         let settings: Settings
         do {
             settings = try await Settings.load(arguments: given, environment: ProcessInfo.processInfo.environment)

@@ -519,13 +519,15 @@ class BrowserTest:
         # Whichever half is stored last joins the other: when the clip is stored first it is an
         # attachment of its own for a moment, and the page may move it into its place (a PATCH of
         # its position) just after the still took it in. The server answers 404, the page shows
-        # the one tile (asserted above), and Chrome logs the 404: that one is no fault. Anything
-        # else in the console up to here still fails the step.
+        # the one tile (asserted above) and says nothing of it, and Chrome logs the 404: that one
+        # is no fault. Anything else in the console up to here still fails the step.
         pair = thumb.find_element(By.XPATH, "ancestor::li[contains(@class, 'tile')]").get_attribute("data-id")
         joined = re.compile(r"/api/attachments/([0-9a-f-]{36}) - Failed to load resource: the server responded with a status of 404")
         problems = [entry for entry in self.console_problems()
                     if not ((match := joined.search(entry["message"])) and match.group(1) != pair)]
         assert not problems, f"browser console: {problems}"
+        saved = self.driver.find_element(By.ID, "save-status").text
+        assert "Order not saved" not in saved, f"a joined clip's 404 was reported: {saved}"
         assert thumb.find_element(By.CSS_SELECTOR, ".tile-badge").text == "LIVE"
         viewer = self.driver.find_element(By.ID, "viewer")
         ActionChains(self.driver).double_click(thumb).perform()

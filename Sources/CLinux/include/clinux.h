@@ -16,6 +16,11 @@ int clinux_start_writeback(int fd, long long offset, long long nbytes);
 /// Returns 0, or -1 with errno set.
 int clinux_pipe_cloexec(int fds[2]);
 
+/// mallopt(3) with M_ARENA_MAX: glibc makes at most `arenas` heaps for the process's threads
+/// (counting its main heap). Takes effect for heaps made afterwards: call it before threads start.
+/// Returns 1 on success, 0 on failure.
+int clinux_set_malloc_arena_max(int arenas);
+
 #include "clinux_spawn.h"
 
 #endif

@@ -372,11 +372,15 @@
     // The gallery keeps the order the files were chosen in, whatever order they finish in: each
     // file has a place held for it at once, and when it is stored it is moved on the server to
     // that place among the stored ones. The moves run one after another, so each sees the last.
+    // A 404 means the upload is no attachment of its own any more (the clip of a Live Photo the
+    // still has just taken in, or one moved to the trash meanwhile): nothing to place, nothing
+    // to say; the live feed brings the gallery up to date.
     let ordering = Promise.resolve();
     const placeOnServer = (item) => {
       ordering = ordering.then(async () => {
         await api('PATCH', `/api/attachments/${item.dataset.id}`, { position: window.AttachGallery.serverIndex(gallery, item) });
       }).catch((error) => {
+        if (error.status === 404) return;
         document.getElementById('save-status').textContent = `Order not saved: ${error.message}`;
       });
       return ordering;

@@ -19,7 +19,11 @@
       return `HTTP ${response.status}`;
     }
   };
-  /** fetch with the session cookie; a 401 leads to the login page. */
+  /**
+   * fetch with the session cookie; a 401 leads to the login page. A failed answer throws an
+   * Error with the server's message and the answer's `status` (a caller may treat 404, gone, as
+   * nothing to do).
+   */
   async function api(method, url, json, options = {}) {
     const response = await fetch(url, {
       method,
@@ -29,7 +33,7 @@
       ...options,
     });
     if (response.status === 401) goToLogin();
-    if (!response.ok) throw new Error(await errorMessage(response));
+    if (!response.ok) throw Object.assign(new Error(await errorMessage(response)), { status: response.status });
     return response.status === 204 ? null : response.json();
   }
 
