@@ -1,5 +1,7 @@
 # AttachmentStore: the two commands people need are `make run` and `make test`.
-SWIFT ?= swift
+# scripts/swift.sh runs the toolchain's swift (SWIFT_TOOL, else swift on PATH) and repeats a
+# `swift build` that SwiftPM itself ended by a signal, once; SWIFT=/path/to/swift bypasses it.
+SWIFT ?= $(CURDIR)/scripts/swift.sh
 STORE ?= attach-data
 CORPUS ?= $(CURDIR)/.cache/corpus
 HOST ?= 127.0.0.1
