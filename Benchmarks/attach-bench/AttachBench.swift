@@ -17,16 +17,7 @@ struct AttachBench: AsyncParsableCommand {
     /// Sets the heap up as `attach` does (``ProcessHeap/useOneHeap()``), then runs the command.
     static func main() async {
         ProcessHeap.useOneHeap()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 }
 
